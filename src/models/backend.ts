@@ -1,0 +1,51 @@
+// What a model backend is to the chat route: something that answers a validated chat
+// request whole, or streams it chunk by chunk, and says how many tokens it used.
+import type { ChatRequest } from '../chat/chat-request.js';
+import type { LmgateError } from '../errors.js';
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface BackendCall {
+  /** The validated client request (model still lmgate's id). */
+  request: ChatRequest;
+  /** lmgate's model id, shown to the client as `model`. */
+  modelId: string;
+  /** Prompt tokens as lmgate counted them (used when the backend reports none). */
+  promptTokens: number;
+  /** Output-token ceiling: the client's max tokens, capped by the model's context. */
+  maxOutputTokens: number;
+  /** Client asked for `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** Fires when the client goes away: stop generating at once. */
+  signal: AbortSignal;
+}
+
+export interface CompletionResult {
+  /** The `chat.completion` body to send as it is. */
+  body: object;
+  usage: Usage;
+}
+
+/** Where a streaming backend writes each `chat.completion.chunk`, already serialized. */
+export interface ChunkSink {
+  /** Writes one SSE data event. Returns false when the socket buffer is full. */
+  send(json: string): boolean;
+  /** Resolves when the socket can take more (or the client has gone). */
+  drained(): Promise<void>;
+}
+
+export interface StreamResult {
+  /** Tokens generated up to the end, or up to the moment the client disconnected. */
+  usage: Usage;
+  /** Set when the stream failed after it started; the route ends it with an error event. */
+  error?: LmgateError;
+}
+
+export interface ChatBackend {
+  complete(call: BackendCall): Promise<CompletionResult>;
+  /** Streams chunks into the sink; never writes `[DONE]` (the route does). */
+  stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult>;
+}
