@@ -92,8 +92,8 @@ export class UnsupportedMediaTypeError extends LmgateError {
 }
 
 export class PayloadTooLargeError extends LmgateError {
-  constructor(readonly limitBytes: number) {
-    super(413, `body over ${limitBytes} bytes`);
+  constructor() {
+    super(413, 'body over the configured limit');
   }
 }
 

@@ -30,9 +30,33 @@ export interface ChatMessage {
   [extra: string]: unknown;
 }
 
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
+}
+
+export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null };
+    };
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean;
+  response_format?: ResponseFormat;
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
+  logit_bias?: Record<string, number> | null;
+  frequency_penalty?: number | null;
+  presence_penalty?: number | null;
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean; [extra: string]: unknown } | null;
   max_tokens?: number | null;

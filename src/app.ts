@@ -1,0 +1,116 @@
+// buildApp(config, deps) → a ready-to-listen Fastify instance. It never listens itself, so
+// tests and main.ts decide where it runs.
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Authenticator } from './auth/authenticate.js';
+import { KeyCache } from './auth/key-cache.js';
+import { LastUsedTracker } from './auth/last-used.js';
+import { ChangeFeed } from './cluster/change-feed.js';
+import type { Config } from './config/schema.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { generateRequestId } from './http/request-id.js';
+import { apiRoutes } from './http/routes/api.js';
+import { ModelCatalog } from './models/catalog.js';
+import type { Store } from './store/store.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Exposed so tests (and the admin API) can apply pending changes now. */
+    changeFeed: ChangeFeed;
+  }
+}
+
+export interface AppServices {
+  config: Config;
+  store: Store;
+  catalog: ModelCatalog;
+  keyCache: KeyCache;
+  authenticator: Authenticator;
+}
+
+export interface AppDeps {
+  store: Store;
+  /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
+  changePollMs?: number;
+}
+
+const LAST_USED_FLUSH_MS = 5_000;
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const { store } = deps;
+  const app = Fastify({
+    ...tlsOptions(config),
+    logger: loggerOptions(config),
+    logController: new Fastify.LogController({
+      // Per-request log lines cost as much as the request itself; debug turns them on.
+      disableRequestLogging: !['debug', 'trace'].includes(config.log.level),
+      requestIdLogLabel: 'request_id',
+    }),
+    bodyLimit: Math.floor(config.server.body_limit_mb * 1024 * 1024),
+    trustProxy: config.server.trust_proxy,
+    genReqId: generateRequestId,
+    requestIdHeader: false,
+    return503OnClosing: true,
+  } as FastifyServerOptions);
+
+  const keyCache = new KeyCache();
+  const lastUsed = new LastUsedTracker(store);
+  const services: AppServices = {
+    config,
+    store,
+    catalog: new ModelCatalog(config),
+    keyCache,
+    authenticator: new Authenticator(store, keyCache, lastUsed),
+  };
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  installErrorHandling(app);
+
+  const apiPlugin = apiRoutes(services);
+  await app.register(apiPlugin, { prefix: '/v1' });
+  await app.register(apiPlugin, { prefix: '/api/v1' });
+  if (config.server.api_host) {
+    // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
+    await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });
+  }
+
+  const changeFeed = new ChangeFeed(
+    store,
+    (event) => (event.kind === 'key' ? keyCache.forgetKey(event.subjectId) : keyCache.forgetAccount(event.subjectId)),
+    (err) => app.log.error({ err }, 'change feed poll failed'),
+    deps.changePollMs,
+  );
+  const flushTimer = setInterval(() => {
+    lastUsed.flush().catch((err: unknown) => app.log.error({ err }, 'last-used flush failed'));
+  }, LAST_USED_FLUSH_MS);
+  flushTimer.unref();
+
+  app.decorate('changeFeed', changeFeed);
+  app.addHook('onReady', () => changeFeed.start());
+  app.addHook('onClose', async () => {
+    clearInterval(flushTimer);
+    await changeFeed.stop();
+    await lastUsed.flush();
+  });
+  return app;
+}
+
+function tlsOptions(config: Config): Record<string, unknown> {
+  const tls = config.server.tls;
+  if (!tls) return {};
+  return { https: { cert: readFileSync(tls.cert), key: readFileSync(tls.key) } };
+}
+
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  if (config.log.level === 'silent') return false;
+  return {
+    level: config.log.level,
+    serializers: {
+      // Never log query strings: a client may have put its key there (spec 5.3).
+      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: req.url.split('?')[0], id: req.id }),
+    },
+  };
+}

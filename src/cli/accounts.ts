@@ -1,0 +1,74 @@
+// lmgate accounts create | list | show | suspend | reactivate | set-tier
+import type { Config } from '../config/schema.js';
+import type { Account, Store } from '../store/store.js';
+import { CliError, withStore, type CliIo } from './context.js';
+import type { ParsedCommand } from './main.js';
+import { printRecord, printTable } from './output.js';
+
+export async function accountsCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
+  const [action, ref, value] = args.positionals;
+  return withStore(config, async (store) => {
+    switch (action) {
+      case 'create': {
+        const email = stringFlag(args, 'email');
+        if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new CliError('accounts create needs --email with a valid address');
+        const tier = stringFlag(args, 'tier') ?? config.default_tier;
+        assertTier(config, tier);
+        if (await store.findAccount(email)) throw new CliError(`an account with email ${email} already exists`);
+        const account = await store.createAccount({ email, name: stringFlag(args, 'name') ?? null, tier });
+        printRecord(io, args.json, accountView(account));
+        return 0;
+      }
+      case 'list':
+        printTable(io, args.json, (await store.listAccounts()).map(accountView), ['id', 'email', 'status', 'tier', 'created_at']);
+        return 0;
+      case 'show':
+        printRecord(io, args.json, accountView(await requireAccount(store, ref)));
+        return 0;
+      case 'suspend':
+      case 'reactivate': {
+        const account = await requireAccount(store, ref);
+        const updated = await store.setAccountStatus(account.id, action === 'suspend' ? 'suspended' : 'active');
+        printRecord(io, args.json, accountView(updated));
+        return 0;
+      }
+      case 'set-tier': {
+        const account = await requireAccount(store, ref);
+        if (!value) throw new CliError('accounts set-tier needs an account and a tier');
+        assertTier(config, value);
+        printRecord(io, args.json, accountView(await store.setAccountTier(account.id, value)));
+        return 0;
+      }
+      default:
+        throw new CliError('accounts: expected create, list, show, suspend, reactivate or set-tier');
+    }
+  });
+}
+
+export async function requireAccount(store: Store, ref: string | undefined): Promise<Account> {
+  if (!ref) throw new CliError('name an account by id or email');
+  const account = await store.findAccount(ref);
+  if (!account) throw new CliError(`no account ${JSON.stringify(ref)}`);
+  return account;
+}
+
+export function stringFlag(args: ParsedCommand, name: string): string | undefined {
+  const value = args.flags[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function assertTier(config: Config, tier: string): void {
+  if (!(tier in config.tiers)) throw new CliError(`no tier "${tier}" (configured: ${Object.keys(config.tiers).join(', ')})`);
+}
+
+function accountView(account: Account): Record<string, unknown> {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    status: account.status,
+    tier: account.tier,
+    subscription_status: account.subscriptionStatus,
+    created_at: account.createdAt,
+  };
+}

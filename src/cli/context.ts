@@ -1,0 +1,39 @@
+// What every command starts from: the same config and store the server uses.
+import { join } from 'node:path';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { openStore } from '../store/kysely-store.js';
+import type { Store } from '../store/store.js';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export const processIo: CliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** A command's failure meant for the operator: printed without a stack, exit code 1. */
+export class CliError extends Error {}
+
+export function storeLocation(config: Config): { databaseUrl?: string; sqlitePath: string } {
+  return {
+    databaseUrl: config.store.database_url,
+    sqlitePath: config.store.sqlite_path ?? join(config.store.data_dir, 'lmgate.db'),
+  };
+}
+
+/** Opens the store with migrations applied, runs `fn`, and always closes it. */
+export async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(storeLocation(config));
+  try {
+    await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export { loadConfig };

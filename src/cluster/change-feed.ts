@@ -1,0 +1,51 @@
+// Instances learn of revocations, suspensions and tier changes made elsewhere (the CLI,
+// another instance) by polling the store's change_events table: one indexed query per
+// interval, so a change takes effect everywhere within about `intervalMs`.
+import type { ChangeEvent, Store } from '../store/store.js';
+
+export type ChangeListener = (event: ChangeEvent) => void;
+
+const PRUNE_AFTER_MS = 60 * 60 * 1000;
+
+export class ChangeFeed {
+  private lastSeenId = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private lastPruneMs = Date.now();
+
+  constructor(
+    private readonly store: Store,
+    private readonly listener: ChangeListener,
+    private readonly onError: (err: unknown) => void,
+    private readonly intervalMs = 250,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lastSeenId = await this.store.latestChangeId();
+    this.timer = setInterval(() => {
+      this.polling ??= this.poll().finally(() => (this.polling = undefined));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.polling;
+  }
+
+  /** Applies every change recorded since the last poll. */
+  async poll(): Promise<void> {
+    try {
+      for (const event of await this.store.changesAfter(this.lastSeenId)) {
+        this.lastSeenId = event.id;
+        this.listener(event);
+      }
+      if (Date.now() - this.lastPruneMs > PRUNE_AFTER_MS) {
+        this.lastPruneMs = Date.now();
+        await this.store.pruneChanges(new Date(Date.now() - PRUNE_AFTER_MS));
+      }
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+}

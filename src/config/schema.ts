@@ -1,0 +1,103 @@
+// Every setting lmgate reads, its default and its unit. The YAML/JSON file and the
+// LMGATE_* environment variables (config/load.ts) are parsed against this one schema.
+import { z } from 'zod';
+
+const price = z
+  .object({
+    input: z.number().nonnegative().default(0), // credits per million input tokens
+    output: z.number().nonnegative().default(0), // credits per million output tokens
+  })
+  .strict();
+
+const demoModel = z
+  .object({
+    backend: z.literal('demo'),
+    kind: z.enum(['echo', 'lorem']),
+    tokens_per_sec: z.number().nonnegative().default(80),
+    default_tokens: z.number().int().positive().default(200),
+    context: z.number().int().positive().default(128_000),
+    max_output: z.number().int().positive().default(16_384),
+    price: price.default({ input: 0, output: 0 }),
+    owned_by: z.string().default('lmgate'),
+    description: z.string().optional(),
+  })
+  .strict();
+
+const tier = z
+  .object({
+    rpm: z.number().int().positive(), // requests per minute
+    tpm: z.number().int().positive(), // tokens per minute (prompt + max output, reserved)
+    concurrency: z.number().int().positive(),
+    models: z.array(z.string().min(1)).min(1), // glob patterns: "demo-*", "*"
+    subscription: z.boolean().default(false), // requires an active subscription
+    price_month: z.number().nonnegative().default(0),
+    credits_month: z.number().nonnegative().default(0),
+    description: z.string().optional(),
+  })
+  .strict();
+
+const tls = z
+  .object({
+    cert: z.string().min(1), // path to a PEM certificate (chain)
+    key: z.string().min(1), // path to its PEM private key
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65_535).default(8080),
+        api_host: z.string().min(1).optional(), // dedicated API hostname serving /v1
+        trust_proxy: z.union([z.boolean(), z.string(), z.array(z.string())]).default(false),
+        allow_plain_http: z.boolean().default(false), // plain HTTP beyond loopback, knowingly
+        tls: tls.optional(),
+        body_limit_mb: z.number().positive().max(1024).default(4),
+        public_url: z.string().url().optional(), // how clients reach lmgate (shown in docs)
+      })
+      .strict()
+      .prefault({}),
+    store: z
+      .object({
+        data_dir: z.string().min(1).default('./data'),
+        sqlite_path: z.string().min(1).optional(), // default: <data_dir>/lmgate.db
+        database_url: z.string().min(1).optional(), // postgres://... (usually DATABASE_URL)
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .strict()
+      .prefault({}),
+    signup: z.object({ open: z.boolean().default(true) }).strict().prefault({}),
+    demo: z
+      .object({
+        seed_account: z.boolean().default(true), // create a demo account + key on first start
+        email: z.string().default('demo@lmgate.local'),
+        credits: z.number().nonnegative().default(10),
+      })
+      .strict()
+      .prefault({}),
+    default_tier: z.string().min(1).default('free'),
+    tiers: z.record(z.string().min(1), tier).default({
+      free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
+      pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
+    }),
+    models: z.record(z.string().min(1).max(200), demoModel).default({
+      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
+      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
+    }),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    if (!(config.default_tier in config.tiers)) {
+      ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });
+    }
+  });
+
+export type Config = z.output<typeof configSchema>;
+export type TierConfig = z.output<typeof tier>;
+export type ModelConfig = z.output<typeof demoModel>;

@@ -1,0 +1,35 @@
+// Wires every failure into error-reply.ts: thrown errors, unknown paths, and known paths
+// asked with the wrong method (405 with Allow, from the table of registered routes).
+import FindMyWay from 'find-my-way';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MethodNotAllowedError, RouteNotFoundError } from '../errors.js';
+import { isExpectedError, renderError, type ErrorReply } from './error-reply.js';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export function installErrorHandling(app: FastifyInstance): void {
+  // A shadow router holding every path with its methods, only consulted on a miss.
+  const routeTable = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (!routeTable.hasRoute(method as 'GET', route.url)) routeTable.on(method as 'GET', route.url, () => undefined);
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    if (!isExpectedError(err)) request.log.error({ err }, 'unexpected error');
+    send(reply, renderError(err, request.id));
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allow = METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null);
+    const err = allow.length > 0 ? new MethodNotAllowedError(allow) : new RouteNotFoundError(path);
+    send(reply, renderError(err, request.id));
+  });
+}
+
+function send(reply: FastifyReply, rendered: ErrorReply): void {
+  reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
+}

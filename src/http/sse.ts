@@ -1,0 +1,40 @@
+// Server-sent events for streamed completions: OpenAI's framing (`data: <json>\n\n`,
+// ending with `data: [DONE]\n\n`), written straight to the socket.
+import type { ServerResponse } from 'node:http';
+import type { ChunkSink } from '../models/backend.js';
+
+const DONE = 'data: [DONE]\n\n';
+
+export function startEventStream(res: ServerResponse, headers: Record<string, string>): void {
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    // Tells nginx-style proxies not to buffer the stream.
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+}
+
+export function eventSink(res: ServerResponse): ChunkSink {
+  return {
+    send: (json) => res.write(`data: ${json}\n\n`),
+    drained: () =>
+      new Promise<void>((resolve) => {
+        if (res.destroyed || res.writableEnded) return resolve();
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      }),
+  };
+}
+
+export function endEventStream(res: ServerResponse, errorJson?: string): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.end(errorJson === undefined ? DONE : `data: ${errorJson}\n\n`);
+}

@@ -1,0 +1,66 @@
+// The models lmgate offers, built once from config: id → backend, limits and prices.
+import type { Config } from '../config/schema.js';
+import { creditsToMicros } from '../billing/money.js';
+import { ModelNotFoundError } from '../errors.js';
+import type { ChatBackend } from './backend.js';
+import { createDemoBackend } from './demo-backend.js';
+
+export interface ModelEntry {
+  id: string;
+  ownedBy: string;
+  description: string | undefined;
+  contextTokens: number;
+  maxOutputTokens: number;
+  inputPerMTokMicros: number;
+  outputPerMTokMicros: number;
+  backend: ChatBackend;
+  /** The OpenAI model object plus price and context, serialized once. */
+  json: Record<string, unknown>;
+}
+
+// OpenAI's `created` is when the model was published; a fixed date keeps responses stable.
+const CATALOG_CREATED_UNIX_SEC = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+export class ModelCatalog {
+  private readonly models = new Map<string, ModelEntry>();
+
+  constructor(config: Config) {
+    for (const [id, model] of Object.entries(config.models)) {
+      const entry: Omit<ModelEntry, 'json'> = {
+        id,
+        ownedBy: model.owned_by,
+        description: model.description,
+        contextTokens: model.context,
+        maxOutputTokens: model.max_output,
+        inputPerMTokMicros: creditsToMicros(model.price.input),
+        outputPerMTokMicros: creditsToMicros(model.price.output),
+        backend: createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens }),
+      };
+      this.models.set(id, { ...entry, json: toModelObject(entry, model.price) });
+    }
+  }
+
+  /** Step 5 of the request path: the model, or 404. */
+  resolve(id: string): ModelEntry {
+    const model = this.models.get(id);
+    if (!model) throw new ModelNotFoundError(id);
+    return model;
+  }
+
+  list(): ModelEntry[] {
+    return [...this.models.values()];
+  }
+}
+
+function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; output: number }): Record<string, unknown> {
+  return {
+    id: entry.id,
+    object: 'model',
+    created: CATALOG_CREATED_UNIX_SEC,
+    owned_by: entry.ownedBy,
+    context_length: entry.contextTokens,
+    max_output_tokens: entry.maxOutputTokens,
+    pricing: { input: price.input, output: price.output, unit: 'credits per 1M tokens' },
+    ...(entry.description ? { description: entry.description } : {}),
+  };
+}

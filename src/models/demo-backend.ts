@@ -1,0 +1,599 @@
+// The built-in demo models, so lmgate answers out of the box with no upstream:
+//   echo  - repeats the last user message, token by token, as fast as possible. It is the
+//           model the load benchmark measures, so its per-token work is kept minimal.
+//   lorem - English-looking filler at a human-visible pace, so the dashboard, streaming
+//           clients and metering can be watched working as with a real model.
+// Both speak OpenAI's wire format exactly and honour n, stop and the output ceiling.
+import { randomFillSync } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import {
+  stopSequences,
+  textOfContent,
+  type ChatRequest,
+} from '../chat/chat-request.js';
+import type {
+  BackendCall,
+  ChatBackend,
+  ChunkSink,
+  CompletionResult,
+  StreamResult,
+  Usage,
+} from './backend.js';
+import { splitIntoTokens } from './tokens.js';
+
+export interface DemoBackendOptions {
+  kind: 'echo' | 'lorem';
+  /** lorem only: tokens per second for each choice; 0 = as fast as possible. */
+  tokensPerSec?: number;
+  /** lorem only: answer length in tokens when the client sets no max tokens. */
+  defaultTokens?: number;
+}
+
+const DEFAULT_TOKENS_PER_SEC = 80;
+const DEFAULT_LOREM_TOKENS = 200;
+const SYSTEM_FINGERPRINT = 'fp_lmgate_demo';
+// Unpaced generation runs synchronously; handing the event loop back now and then lets
+// a disconnect (and every other request) be noticed during a very long answer.
+const YIELD_EVERY_TOKENS = 1024;
+
+type FinishReason = 'stop' | 'length';
+
+export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
+  const tokensPerSec = options.kind === 'lorem' ? (options.tokensPerSec ?? DEFAULT_TOKENS_PER_SEC) : 0;
+  const intervalMs = tokensPerSec > 0 ? 1000 / tokensPerSec : 0;
+  const defaultTokens = options.defaultTokens ?? DEFAULT_LOREM_TOKENS;
+  const echoPieces = createEchoPiecesCache();
+
+  function startChoices(call: BackendCall): ChoiceRun[] {
+    const request = call.request;
+    const choiceCount = Math.max(1, request.n ?? 1);
+    const stops = stopSequences(request);
+    const runs: ChoiceRun[] = [];
+    if (options.kind === 'echo') {
+      const pieces = echoPieces(lastUserText(request));
+      for (let index = 0; index < choiceCount; index++) {
+        runs.push(new ChoiceRun(index, new EchoSource(pieces), stops, call.maxOutputTokens));
+      }
+    } else {
+      // The answer is defaultTokens long; a lower max tokens cuts it (finish_reason "length").
+      const answerTokens = defaultTokens;
+      const baseSeed = request.seed ?? Math.floor(Math.random() * 0x1_0000_0000);
+      for (let index = 0; index < choiceCount; index++) {
+        const random = createRandom(mixSeed(baseSeed, index));
+        runs.push(new ChoiceRun(index, new LoremSource(random, answerTokens), stops, call.maxOutputTokens));
+      }
+    }
+    return runs;
+  }
+
+  async function complete(call: BackendCall): Promise<CompletionResult> {
+    call.signal.throwIfAborted();
+    const runs = startChoices(call);
+    const contents = runs.map((run) => {
+      let content = '';
+      while (run.finishReason === null) content += run.step();
+      return content;
+    });
+    if (intervalMs > 0) {
+      // A real model takes as long to answer whole as it would to stream the answer.
+      let longestTokens = 0;
+      for (const run of runs) longestTokens = Math.max(longestTokens, run.tokens);
+      await sleepMs(longestTokens * intervalMs, call.signal);
+      call.signal.throwIfAborted();
+    }
+    const usage = usageOf(call, runs);
+    const body = {
+      id: newCompletionId(),
+      object: 'chat.completion',
+      created: unixSecNow(),
+      model: call.modelId,
+      choices: runs.map((run, index) => ({
+        index: run.index,
+        message: { role: 'assistant', content: contents[index], refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: run.finishReason,
+      })),
+      usage: usageBody(usage),
+      service_tier: 'default',
+      system_fingerprint: SYSTEM_FINGERPRINT,
+    };
+    return { body, usage };
+  }
+
+  async function stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
+    const { signal } = call;
+    const runs = startChoices(call);
+    const result = (): StreamResult => ({ usage: usageOf(call, runs) });
+    if (signal.aborted) return result();
+    const chunks = new ChunkWriter(newCompletionId(), unixSecNow(), call.modelId, call.includeUsage);
+
+    for (const run of runs) {
+      if (!sink.send(chunks.role(run.index))) {
+        await sink.drained();
+        if (signal.aborted) return result();
+      }
+    }
+    let activeChoices = runs.length;
+    // Choices with nothing to say (empty echo) end before the first token.
+    for (const run of runs) {
+      if (run.finishReason === null) continue;
+      run.isReported = true;
+      activeChoices--;
+      if (!sink.send(chunks.finish(run.index, run.finishReason))) {
+        await sink.drained();
+        if (signal.aborted) return result();
+      }
+    }
+
+    let nextTokenAtMs = performance.now();
+    let ticks = 0;
+    while (activeChoices > 0) {
+      if (intervalMs > 0) {
+        // Pace against a running deadline, not a fixed delay, so timer lateness does
+        // not add up; after a stall (slow client) start counting afresh.
+        nextTokenAtMs += intervalMs;
+        const delayMs = nextTokenAtMs - performance.now();
+        if (delayMs > 0) await sleepMs(delayMs, signal);
+        else nextTokenAtMs = performance.now();
+      } else if (++ticks % YIELD_EVERY_TOKENS === 0) {
+        await yieldToEventLoop();
+      }
+      if (signal.aborted) return result();
+
+      for (const run of runs) {
+        if (run.isReported) continue;
+        const text = run.step();
+        if (text.length > 0 && !sink.send(chunks.content(run.index, text))) {
+          await sink.drained();
+          if (signal.aborted) return result();
+        }
+        if (run.finishReason === null) continue;
+        run.isReported = true;
+        activeChoices--;
+        if (!sink.send(chunks.finish(run.index, run.finishReason))) {
+          await sink.drained();
+          if (signal.aborted) return result();
+        }
+      }
+    }
+
+    const usage = usageOf(call, runs);
+    if (call.includeUsage) sink.send(chunks.usage(usage));
+    return { usage };
+  }
+
+  return { complete, stream };
+}
+
+// ---------------------------------------------------------------------------------------
+// One choice: pulls tokens from its source, cuts at stop sequences and at the ceiling.
+
+/** Where a choice's tokens come from: one string per token (see splitIntoTokens). */
+interface TokenSource {
+  hasNext(): boolean;
+  /** Only called while hasNext() is true. */
+  next(): string;
+}
+
+class ChoiceRun {
+  /** Tokens generated so far, including any that were cut off by a stop sequence. */
+  tokens = 0;
+  finishReason: FinishReason | null = null;
+  /** The stream has sent this choice's finish chunk. */
+  isReported = false;
+  /** Text that could still turn out to be the start of a stop sequence. */
+  private heldText = '';
+
+  constructor(
+    readonly index: number,
+    private readonly source: TokenSource,
+    private readonly stops: readonly string[],
+    private readonly maxTokens: number,
+  ) {
+    this.finishIfOver();
+  }
+
+  /**
+   * Generates one token and returns the text that may be shown now: '' while it is held
+   * back or not yet a whole character; never anything from a stop sequence onwards.
+   * Sets finishReason when the choice has ended with this token.
+   */
+  step(): string {
+    const piece = this.source.next();
+    this.tokens++;
+    if (this.stops.length === 0) return piece + this.finishIfOver();
+
+    const pending = this.heldText + piece;
+    // Everything emitted before was checked to be no stop-sequence prefix, so a match can
+    // only start inside the pending text.
+    const stopAt = indexOfFirstStop(pending, this.stops);
+    if (stopAt >= 0) {
+      this.finishReason = 'stop';
+      this.heldText = '';
+      return pending.slice(0, stopAt);
+    }
+    const heldLength = longestStopPrefixAtEnd(pending, this.stops);
+    this.heldText = heldLength === 0 ? '' : pending.slice(pending.length - heldLength);
+    const shown = heldLength === 0 ? pending : pending.slice(0, pending.length - heldLength);
+    return shown + this.finishIfOver();
+  }
+
+  /** Ends the choice if its answer is complete or the ceiling is reached; releases held text. */
+  private finishIfOver(): string {
+    if (!this.source.hasNext()) this.finishReason = 'stop';
+    else if (this.tokens >= this.maxTokens) this.finishReason = 'length';
+    else return '';
+    const released = this.heldText;
+    this.heldText = '';
+    return released;
+  }
+}
+
+function indexOfFirstStop(text: string, stops: readonly string[]): number {
+  let first = -1;
+  for (const stop of stops) {
+    const at = text.indexOf(stop);
+    if (at >= 0 && (first < 0 || at < first)) first = at;
+  }
+  return first;
+}
+
+/** Length of the longest end of `text` that some stop sequence starts with (but is not). */
+function longestStopPrefixAtEnd(text: string, stops: readonly string[]): number {
+  let longest = 0;
+  for (const stop of stops) {
+    for (let length = Math.min(stop.length - 1, text.length); length > longest; length--) {
+      if (endsWithStartOf(text, stop, length)) {
+        longest = length;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
+function endsWithStartOf(text: string, stop: string, length: number): boolean {
+  const offset = text.length - length;
+  for (let i = 0; i < length; i++) {
+    if (text.charCodeAt(offset + i) !== stop.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// echo
+
+class EchoSource implements TokenSource {
+  private at = 0;
+  constructor(private readonly pieces: readonly string[]) {}
+  hasNext(): boolean {
+    return this.at < this.pieces.length;
+  }
+  next(): string {
+    return this.pieces[this.at++] as string;
+  }
+}
+
+function lastUserText(request: ChatRequest): string {
+  const messages = request.messages;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === 'user') return textOfContent(message.content);
+  }
+  return '';
+}
+
+// Benchmarks send the same prompt over and over; tokenizing it afresh every time would be
+// most of the echo model's per-request work. Small prompts only, a few of them.
+const ECHO_CACHE_MAX_ENTRIES = 64;
+const ECHO_CACHE_MAX_CHARS = 4096;
+
+function createEchoPiecesCache(): (text: string) => readonly string[] {
+  const cache = new Map<string, readonly string[]>();
+  return (text) => {
+    const cached = cache.get(text);
+    if (cached) return cached;
+    const pieces = splitIntoTokens(text);
+    if (text.length <= ECHO_CACHE_MAX_CHARS) {
+      // Oldest first in a Map's order: a plain FIFO is enough for a benchmark's few prompts.
+      if (cache.size >= ECHO_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+      cache.set(text, pieces);
+    }
+    return pieces;
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// lorem: sentences from a small grammar, tokenized one sentence at a time so a long
+// answer is never built ahead of what the client reads.
+
+class LoremSource implements TokenSource {
+  private pieces: string[] = [];
+  private at = 0;
+  private produced = 0;
+  private readonly writer: LoremWriter;
+
+  constructor(
+    random: () => number,
+    private readonly answerTokens: number,
+  ) {
+    this.writer = new LoremWriter(random);
+  }
+
+  hasNext(): boolean {
+    return this.produced < this.answerTokens;
+  }
+
+  next(): string {
+    while (this.at >= this.pieces.length) {
+      this.pieces = splitIntoTokens(this.writer.nextSegment());
+      this.at = 0;
+    }
+    this.produced++;
+    return this.pieces[this.at++] as string;
+  }
+}
+
+const NOUNS = [
+  'system', 'garden', 'river', 'signal', 'pattern', 'journey', 'method', 'harbor', 'village',
+  'process', 'language', 'archive', 'network', 'season', 'measure', 'question', 'answer',
+  'balance', 'structure', 'window', 'morning', 'engine', 'library', 'version', 'detail',
+  'project', 'direction', 'bridge', 'memory', 'practice', 'surface', 'principle', 'community',
+  'instrument', 'landscape', 'conversation', 'framework', 'message', 'history', 'decision',
+  'team', 'city', 'story', 'idea', 'road', 'market', 'forest', 'student', 'teacher', 'map',
+];
+const ADJECTIVES = [
+  'quiet', 'careful', 'simple', 'steady', 'bright', 'ancient', 'modern', 'gentle', 'practical',
+  'remarkable', 'subtle', 'familiar', 'distant', 'patient', 'open', 'curious', 'clear', 'vivid',
+  'quick', 'reliable', 'narrow', 'generous', 'hidden', 'honest', 'early', 'shared', 'complex',
+  'natural', 'useful', 'deliberate', 'important', 'small', 'larger', 'whole', 'unusual',
+];
+const VERBS = [
+  'shape', 'follow', 'support', 'reveal', 'connect', 'carry', 'describe', 'improve', 'explore',
+  'suggest', 'balance', 'gather', 'measure', 'guide', 'frame', 'change', 'reach', 'hold',
+  'build', 'test', 'share', 'reflect', 'extend', 'shift', 'define', 'question', 'organize',
+  'protect', 'notice', 'welcome', 'explain', 'open', 'keep', 'find', 'show', 'touch',
+];
+const ADVERBS = [
+  'quietly', 'carefully', 'slowly', 'often', 'rarely', 'gradually', 'clearly', 'naturally',
+  'easily', 'steadily', 'usually', 'eventually', 'simply', 'almost always', 'more than once',
+];
+const OPENERS = [
+  'In practice,', 'Over time,', 'For that reason,', 'Meanwhile,', 'In many cases,', 'At first,',
+  'Even so,', 'As a result,', 'On the other hand,', 'Still,', 'In the end,', 'Today,',
+  'For most readers,', 'Seen from a distance,',
+];
+const JUDGEMENTS = [
+  'clear', 'likely', 'important', 'true', 'possible', 'remarkable', 'obvious', 'worth noting',
+  'no accident', 'easy to forget',
+];
+const PREPOSITIONS = [
+  'across', 'within', 'through', 'beyond', 'along', 'under', 'around', 'behind', 'toward', 'near',
+];
+
+/** Writes English-looking prose: segments are whole sentences, paragraphs end in "\n\n". */
+class LoremWriter {
+  private sentencesLeftInParagraph: number;
+  private isParagraphStart = true;
+
+  constructor(private readonly random: () => number) {
+    this.sentencesLeftInParagraph = this.paragraphLength();
+  }
+
+  /**
+   * The next sentence, with its leading space or trailing paragraph break. Breaks sit at
+   * the end of a sentence (".\n\n", then "The ...") because that is where the tokenizer
+   * splits the whole text too, so tokens counted per segment add up to the whole's.
+   */
+  nextSegment(): string {
+    let segment = this.sentence();
+    if (!this.isParagraphStart) segment = ' ' + segment;
+    this.isParagraphStart = --this.sentencesLeftInParagraph === 0;
+    if (this.isParagraphStart) {
+      segment += '\n\n';
+      this.sentencesLeftInParagraph = this.paragraphLength();
+    }
+    return segment;
+  }
+
+  private paragraphLength(): number {
+    return 3 + Math.floor(this.random() * 4);
+  }
+
+  private sentence(): string {
+    const r = this.random;
+    switch (Math.floor(r() * 10)) {
+      case 0:
+        return `${capitalize(this.nounPhrase())} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()} ${this.place()}.`;
+      case 1:
+        return `${this.pick(OPENERS)} ${this.nounPhrase()} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}.`;
+      case 2:
+        return `${capitalize(this.nounPhrase())} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}, and ${this.nounPhrase()} ${this.pick(ADVERBS)} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}.`;
+      case 3:
+        return `When ${this.nounPhrase()} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}, ${this.nounPhrase()} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()} ${this.place()}.`;
+      case 4:
+        return `${capitalize(this.nounPhrase())} is ${this.pick(ADJECTIVES)}, but ${this.nounPhrase()} remains ${this.pick(ADJECTIVES)} ${this.place()}.`;
+      case 5:
+        return `It is ${this.pick(JUDGEMENTS)} that ${this.nounPhrase()} ${this.pick(ADVERBS)} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}.`;
+      case 6:
+        return `Why does ${this.nounPhrase()} ${this.pick(VERBS)} ${this.nounPhrase()} ${this.place()}?`;
+      case 7:
+        return `${capitalize(this.nounPhrase())} ${this.pick(ADVERBS)} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}, while ${this.nounPhrase()} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}.`;
+      case 8:
+        return `Not every ${this.pick(NOUNS)} ${thirdPerson(this.pick(VERBS))} ${this.nounPhrase()}; some simply ${this.pick(VERBS)} ${this.nounPhrase()} ${this.place()}.`;
+      default:
+        return `${this.pick(OPENERS)} ${this.nounPhrase()} can ${this.pick(VERBS)} ${this.nounPhrase()} without ${this.nounPhrase()}.`;
+    }
+  }
+
+  private nounPhrase(): string {
+    const noun = this.pick(NOUNS);
+    switch (Math.floor(this.random() * 8)) {
+      case 0:
+        return `the ${noun}`;
+      case 1:
+        return `every ${noun}`;
+      case 2:
+        return withArticle(`${this.pick(ADJECTIVES)} ${noun}`);
+      case 3:
+        return `the ${noun} of the ${this.pick(NOUNS)}`;
+      case 4:
+        return `this ${this.pick(ADJECTIVES)} ${noun}`;
+      case 5:
+        return `our ${noun}`;
+      case 6:
+        return `each ${this.pick(ADJECTIVES)} ${noun}`;
+      default:
+        return `the ${this.pick(ADJECTIVES)} ${noun}`;
+    }
+  }
+
+  private place(): string {
+    return `${this.pick(PREPOSITIONS)} ${withArticle(`${this.pick(ADJECTIVES)} ${this.pick(NOUNS)}`)}`;
+  }
+
+  private pick(words: readonly string[]): string {
+    return words[Math.floor(this.random() * words.length)] as string;
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function withArticle(phrase: string): string {
+  return ('aeiou'.includes(phrase.charAt(0)) ? 'an ' : 'a ') + phrase;
+}
+
+/** "carry" → "carries", "reach" → "reaches", "shape" → "shapes". */
+function thirdPerson(verb: string): string {
+  if (/(s|x|z|ch|sh)$/.test(verb)) return verb + 'es';
+  if (/[^aeiou]y$/.test(verb)) return verb.slice(0, -1) + 'ies';
+  return verb + 's';
+}
+
+// Seeds: OpenAI's `seed` is any 64-bit integer; both halves and the choice index go into
+// one 32-bit state so that each choice of a seeded request differs, reproducibly.
+function mixSeed(seed: number, choiceIndex: number): number {
+  const low = seed >>> 0;
+  const high = Math.floor(seed / 0x1_0000_0000) >>> 0;
+  let h = low ^ Math.imul(high, 0x9e3779b1) ^ Math.imul(choiceIndex + 1, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** mulberry32: small, fast, and plenty for filler text (never for anything secret). */
+function createRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The wire format. Chunks are built from prebuilt JSON around JSON.stringify(content):
+// measured about 15x faster than stringifying a whole chunk object for every token.
+
+class ChunkWriter {
+  private readonly head: string;
+  private readonly tail: string;
+  private readonly contentHeads: string[] = [];
+  private readonly contentTail: string;
+
+  constructor(
+    private readonly id: string,
+    private readonly createdUnixSec: number,
+    private readonly modelId: string,
+    includeUsage: boolean,
+  ) {
+    this.head =
+      `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${createdUnixSec},` +
+      `"model":${JSON.stringify(modelId)},"service_tier":"default",` +
+      `"system_fingerprint":"${SYSTEM_FINGERPRINT}","choices":[{"index":`;
+    // With include_usage, OpenAI puts "usage": null on every chunk but the last.
+    this.tail = includeUsage ? '}],"usage":null}' : '}]}';
+    this.contentTail = '},"logprobs":null,"finish_reason":null' + this.tail;
+  }
+
+  role(index: number): string {
+    return `${this.head}${index},"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null${this.tail}`;
+  }
+
+  content(index: number, text: string): string {
+    const head = this.contentHeads[index] ?? (this.contentHeads[index] = `${this.head}${index},"delta":{"content":`);
+    return head + JSON.stringify(text) + this.contentTail;
+  }
+
+  finish(index: number, reason: FinishReason): string {
+    return `${this.head}${index},"delta":{},"logprobs":null,"finish_reason":"${reason}"${this.tail}`;
+  }
+
+  usage(usage: Usage): string {
+    return JSON.stringify({
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.createdUnixSec,
+      model: this.modelId,
+      service_tier: 'default',
+      system_fingerprint: SYSTEM_FINGERPRINT,
+      choices: [],
+      usage: usageBody(usage),
+    });
+  }
+}
+
+function usageOf(call: BackendCall, runs: readonly ChoiceRun[]): Usage {
+  let completionTokens = 0;
+  for (const run of runs) completionTokens += run.tokens;
+  return { promptTokens: call.promptTokens, completionTokens };
+}
+
+function usageBody(usage: Usage): object {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const idBytes = new Uint8Array(29);
+
+/** `chatcmpl-` and 29 letters and digits, like OpenAI's ids. */
+function newCompletionId(): string {
+  randomFillSync(idBytes);
+  let id = 'chatcmpl-';
+  for (const byte of idBytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
+  return id;
+}
+
+function unixSecNow(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Waits, or stops waiting the moment the signal aborts (the timer is cleared). */
+function sleepMs(durationMs: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, durationMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,86 @@
+// Starts the real app on a loopback port with a temporary SQLite file (or a fresh
+// PostgreSQL database), and gives tests what they need to seed accounts and keys.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import OpenAI from 'openai';
+import { buildApp } from '../../src/app.js';
+import { createApiKey } from '../../src/auth/keys.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { openStore } from '../../src/store/kysely-store.js';
+import type { Account, Store } from '../../src/store/store.js';
+import { createTestDatabase } from './postgres.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  store: Store;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** The preferred base URL: origin + /v1 */
+  baseURL: string;
+  dataDir: string;
+  createAccount(options?: { email?: string; tier?: string }): Promise<{ account: Account; apiKey: string }>;
+  client(apiKey: string, baseURL?: string): OpenAI;
+  /** Applies store changes made outside the app (revocations, suspensions) right now. */
+  syncChanges(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  overrides?: Record<string, unknown>;
+  database?: 'sqlite' | 'postgres';
+}
+
+let accountCounter = 0;
+
+export async function startApp(options: StartOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-test-'));
+  const database = options.database === 'postgres' ? await createTestDatabase() : undefined;
+  const config = loadConfig({
+    env: {},
+    cwd: dataDir,
+    overrides: {
+      log: { level: 'silent' },
+      store: { data_dir: dataDir, ...(database ? { database_url: database.url } : {}) },
+      server: { port: 0 },
+      ...options.overrides,
+    },
+  });
+  const store = openStore({ databaseUrl: config.store.database_url, sqlitePath: join(dataDir, 'lmgate.db') });
+  await store.migrate();
+  const app = await buildApp(config, { store, changePollMs: 50 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const origin = `http://127.0.0.1:${address.port}`;
+
+  return {
+    app,
+    config,
+    store,
+    origin,
+    baseURL: `${origin}/v1`,
+    dataDir,
+    async createAccount(opts = {}) {
+      const account = await store.createAccount({
+        email: opts.email ?? `user${++accountCounter}-${process.pid}@example.test`,
+        tier: opts.tier ?? config.default_tier,
+      });
+      const { secret } = await createApiKey(store, account.id, 'test');
+      return { account, apiKey: secret };
+    },
+    client(apiKey, baseURL = `${origin}/v1`) {
+      return new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: 20_000 });
+    },
+    syncChanges: () => app.changeFeed.poll(),
+    async close() {
+      await app.close();
+      await store.close();
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
