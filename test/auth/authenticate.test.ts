@@ -1,0 +1,222 @@
+// Step 1 of the request path against a real SQLite store: header → key → account, cache
+// first, and revocations made elsewhere (the CLI) reaching the cache through the change feed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/auth/api-key.js';
+import { Authenticator } from '../../src/auth/authenticate.js';
+import { KeyCache } from '../../src/auth/key-cache.js';
+import { createApiKey } from '../../src/auth/keys.js';
+import { LastUsedTracker } from '../../src/auth/last-used.js';
+import { ChangeFeed } from '../../src/cluster/change-feed.js';
+import { InvalidApiKeyError, KeyRevokedError, UnauthenticatedError } from '../../src/errors.js';
+import { openStore } from '../../src/store/kysely-store.js';
+import type { Account, ChangeEvent, Store } from '../../src/store/store.js';
+
+interface StoreCalls {
+  findKeyByHash: number;
+  findAccount: number;
+}
+
+/** The real store, counting the lookups the hot path should avoid. */
+function countingStore(store: Store): { store: Store; calls: StoreCalls } {
+  const calls: StoreCalls = { findKeyByHash: 0, findAccount: 0 };
+  const proxy = new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (property === 'findKeyByHash' || property === 'findAccount') calls[property]++;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store: proxy, calls };
+}
+
+describe('Authenticator', () => {
+  let dir: string;
+  let sqlitePath: string;
+  let realStore: Store;
+  let store: Store;
+  let calls: StoreCalls;
+  let cache: KeyCache;
+  let lastUsed: LastUsedTracker;
+  let authenticator: Authenticator;
+  let account: Account;
+  const toClose: Array<() => Promise<void>> = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lmgate-auth-'));
+    sqlitePath = join(dir, 'lmgate.db');
+    realStore = openStore({ sqlitePath });
+    await realStore.migrate();
+    ({ store, calls } = countingStore(realStore));
+    cache = new KeyCache();
+    lastUsed = new LastUsedTracker(realStore);
+    authenticator = new Authenticator(store, cache, lastUsed);
+    account = await realStore.createAccount({ email: 'owner@example.com', tier: 'free' });
+  });
+
+  afterEach(async () => {
+    for (const close of toClose.splice(0).reverse()) await close();
+    await realStore.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('returns the key and its account for a valid key, and notes when it was used', async () => {
+    const { record, secret } = await createApiKey(realStore, account.id, 'ci');
+    const principal = await authenticator.authenticate(`Bearer ${secret}`);
+    expect(principal.key).toEqual(record);
+    expect(principal.account).toEqual(account);
+
+    await lastUsed.flush();
+    const stamped = await realStore.findKeyById(record.id);
+    expect(stamped?.lastUsedAt).not.toBeNull();
+    expect(Date.parse(stamped!.lastUsedAt!)).toBeGreaterThanOrEqual(Date.parse(record.createdAt));
+  });
+
+  it('rejects a well-formed key that is not stored with InvalidApiKeyError after one lookup', async () => {
+    await createApiKey(realStore, account.id, 'real');
+    const unknown = generateApiKey().secret;
+    await expect(authenticator.authenticate(`Bearer ${unknown}`)).rejects.toBeInstanceOf(InvalidApiKeyError);
+    expect(calls.findKeyByHash).toBe(1);
+    // The miss is remembered too, so repeating a wrong key does not reach the store.
+    await expect(authenticator.authenticate(`Bearer ${unknown}`)).rejects.toBeInstanceOf(InvalidApiKeyError);
+    expect(calls.findKeyByHash).toBe(1);
+  });
+
+  it('rejects a malformed key with InvalidApiKeyError without touching the store', async () => {
+    const { secret } = await createApiKey(realStore, account.id, 'real');
+    const lastChar = secret.at(-1) === 'A' ? 'B' : 'A';
+    const wrongChecksum = secret.slice(0, -1) + lastChar;
+    const typo = secret.slice(0, 20) + (secret[20] === 'x' ? 'y' : 'x') + secret.slice(21);
+    for (const candidate of [wrongChecksum, typo, 'sk-lmg-short', 'not-a-key', secret + 'A']) {
+      await expect(authenticator.authenticate(`Bearer ${candidate}`), candidate).rejects.toBeInstanceOf(InvalidApiKeyError);
+    }
+    expect(calls.findKeyByHash).toBe(0);
+    expect(calls.findAccount).toBe(0);
+  });
+
+  it('rejects a missing or malformed header as unauthenticated without touching the store', async () => {
+    const { secret } = await createApiKey(realStore, account.id, 'real');
+    for (const header of [undefined, '', `bearer ${secret}`, `Bearer  ${secret}`, `Basic ${secret}`, secret]) {
+      await expect(authenticator.authenticate(header), String(header)).rejects.toBeInstanceOf(UnauthenticatedError);
+    }
+    expect(calls.findKeyByHash).toBe(0);
+  });
+
+  it('rejects a revoked key with KeyRevokedError', async () => {
+    const { record, secret } = await createApiKey(realStore, account.id, 'old');
+    await realStore.revokeKey(record.id);
+    await expect(authenticator.authenticate(`Bearer ${secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
+    // And again from the cache, without another lookup.
+    await expect(authenticator.authenticate(`Bearer ${secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
+    expect(calls.findKeyByHash).toBe(1);
+  });
+
+  it('answers a second authentication of the same key from the cache', async () => {
+    const { secret } = await createApiKey(realStore, account.id, 'hot');
+    const first = await authenticator.authenticate(`Bearer ${secret}`);
+    expect(calls).toEqual({ findKeyByHash: 1, findAccount: 1 });
+    const second = await authenticator.authenticate(`Bearer ${secret}`);
+    expect(second).toEqual(first);
+    expect(calls).toEqual({ findKeyByHash: 1, findAccount: 1 });
+  });
+
+  it('does not mix up two keys of the same account in the cache', async () => {
+    const a = await createApiKey(realStore, account.id, 'a');
+    const b = await createApiKey(realStore, account.id, 'b');
+    expect((await authenticator.authenticate(`Bearer ${a.secret}`)).key.id).toBe(a.record.id);
+    expect((await authenticator.authenticate(`Bearer ${b.secret}`)).key.id).toBe(b.record.id);
+    expect((await authenticator.authenticate(`Bearer ${a.secret}`)).key.id).toBe(a.record.id);
+    expect(calls.findKeyByHash).toBe(2);
+    expect(calls.findAccount).toBe(1);
+  });
+
+  it('rejects a cached key as revoked once the cache forgets it after the revocation', async () => {
+    const { record, secret } = await createApiKey(realStore, account.id, 'cached');
+    await authenticator.authenticate(`Bearer ${secret}`);
+    await realStore.revokeKey(record.id);
+
+    cache.forgetKey(record.id);
+    await expect(authenticator.authenticate(`Bearer ${secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
+    expect(calls.findKeyByHash).toBe(2);
+  });
+
+  it('rejects a key revoked through a second store handle once the change feed has polled', async () => {
+    const { record, secret } = await createApiKey(realStore, account.id, 'served');
+    const other = await createApiKey(realStore, account.id, 'unaffected');
+    const events: ChangeEvent[] = [];
+    const errors: unknown[] = [];
+    // Wired as app.ts wires it. The timer is set far out so that only the polls below run.
+    const feed = new ChangeFeed(
+      store,
+      (event) => {
+        events.push(event);
+        if (event.kind === 'key') cache.forgetKey(event.subjectId);
+        else cache.forgetAccount(event.subjectId);
+      },
+      (err) => errors.push(err),
+      60_000,
+    );
+    await feed.start();
+    toClose.push(() => feed.stop());
+
+    await authenticator.authenticate(`Bearer ${secret}`);
+    await authenticator.authenticate(`Bearer ${other.secret}`);
+
+    // The operator's CLI: its own handle on the same file.
+    const cli = openStore({ sqlitePath });
+    toClose.push(() => cli.close());
+    await cli.revokeKey(record.id);
+
+    for (let polls = 0; polls < 20 && !events.some((e) => e.subjectId === record.id); polls++) await feed.poll();
+    expect(events.map((e) => ({ kind: e.kind, subjectId: e.subjectId }))).toEqual([{ kind: 'key', subjectId: record.id }]);
+    expect(errors).toEqual([]);
+
+    await expect(authenticator.authenticate(`Bearer ${secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
+    expect((await authenticator.authenticate(`Bearer ${other.secret}`)).key.id).toBe(other.record.id);
+  });
+
+  it('hands out the new account state after a suspension through a second handle reaches the feed', async () => {
+    const { secret } = await createApiKey(realStore, account.id, 'served');
+    const feed = new ChangeFeed(
+      store,
+      (event) => (event.kind === 'key' ? cache.forgetKey(event.subjectId) : cache.forgetAccount(event.subjectId)),
+      (err) => {
+        throw err;
+      },
+      60_000,
+    );
+    await feed.start();
+    toClose.push(() => feed.stop());
+    expect((await authenticator.authenticate(`Bearer ${secret}`)).account.status).toBe('active');
+
+    const cli = openStore({ sqlitePath });
+    toClose.push(() => cli.close());
+    await cli.setAccountStatus(account.id, 'suspended');
+    expect((await authenticator.authenticate(`Bearer ${secret}`)).account.status).toBe('active');
+
+    for (let polls = 0; polls < 20 && cache.getAccount(account.id) !== undefined; polls++) await feed.poll();
+    expect((await authenticator.authenticate(`Bearer ${secret}`)).account.status).toBe('suspended');
+  });
+
+  it('does not replay changes made before the feed started', async () => {
+    const { record } = await createApiKey(realStore, account.id, 'old');
+    await realStore.revokeKey(record.id);
+    await realStore.setAccountTier(account.id, 'pro');
+    const events: ChangeEvent[] = [];
+    const feed = new ChangeFeed(store, (event) => events.push(event), () => undefined, 60_000);
+    await feed.start();
+    toClose.push(() => feed.stop());
+    await feed.poll();
+    expect(events).toEqual([]);
+
+    await realStore.setAccountStatus(account.id, 'suspended');
+    await feed.poll();
+    await feed.poll();
+    expect(events.map((e) => e.subjectId)).toEqual([account.id]);
+  });
+});
