@@ -46,6 +46,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       disableRequestLogging: !['debug', 'trace'].includes(config.log.level),
       requestIdLogLabel: 'request_id',
     }),
+    // A child logger per request costs a serialization of its bindings; below debug the
+    // app logger is used as it is and error logs name the request id themselves.
+    ...(['debug', 'trace'].includes(config.log.level) ? {} : { childLoggerFactory: (logger: unknown) => logger }),
     bodyLimit: Math.floor(config.server.body_limit_mb * 1024 * 1024),
     trustProxy: config.server.trust_proxy,
     genReqId: generateRequestId,

@@ -11,7 +11,13 @@ export interface Principal {
   account: Account;
 }
 
+// Secrets seen recently → their hash, so a busy key skips checksum and SHA-256 on each
+// request. Bounded, and only filled with keys that passed the checksum.
+const HASH_MEMO_MAX_ENTRIES = 10_000;
+
 export class Authenticator {
+  private readonly hashBySecret = new Map<string, string>();
+
   constructor(
     private readonly store: Store,
     private readonly cache: KeyCache,
@@ -20,9 +26,7 @@ export class Authenticator {
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const secret = parseBearer(authorization);
-    // The checksum turns away typos and forgeries without touching cache or store.
-    if (!isWellFormedApiKey(secret)) throw new InvalidApiKeyError();
-    const hash = hashApiKey(secret);
+    const hash = this.hashBySecret.get(secret) ?? this.hashNewSecret(secret);
 
     let key = this.cache.getKey(hash);
     if (key === undefined) {
@@ -35,6 +39,15 @@ export class Authenticator {
     const account = this.cache.getAccount(key.accountId) ?? (await this.loadAccount(key.accountId));
     this.lastUsed.touch(key.id);
     return { key, account };
+  }
+
+  private hashNewSecret(secret: string): string {
+    // The checksum turns away typos and forgeries without touching cache or store.
+    if (!isWellFormedApiKey(secret)) throw new InvalidApiKeyError();
+    const hash = hashApiKey(secret);
+    if (this.hashBySecret.size >= HASH_MEMO_MAX_ENTRIES) this.hashBySecret.clear();
+    this.hashBySecret.set(secret, hash);
+    return hash;
   }
 
   private async loadAccount(accountId: string): Promise<Account> {

@@ -3,17 +3,18 @@
 import type { Store } from '../store/store.js';
 
 export class LastUsedTracker {
-  private pending = new Map<string, string>();
+  /** key id → Unix ms; formatted only when flushed, once per key per batch. */
+  private pending = new Map<string, number>();
 
   constructor(private readonly store: Store) {}
 
   touch(keyId: string): void {
-    this.pending.set(keyId, new Date().toISOString());
+    this.pending.set(keyId, Date.now());
   }
 
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = this.pending;
+    const batch = new Map([...this.pending].map(([id, ms]) => [id, new Date(ms).toISOString()]));
     this.pending = new Map();
     await this.store.touchKeys(batch);
   }

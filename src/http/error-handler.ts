@@ -18,7 +18,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((err, request, reply) => {
-    if (!isExpectedError(err)) request.log.error({ err }, 'unexpected error');
+    if (!isExpectedError(err)) request.log.error({ err, request_id: request.id }, 'unexpected error');
     send(reply, renderError(err, request.id));
   });
 

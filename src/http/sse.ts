@@ -18,8 +18,22 @@ export function startEventStream(res: ServerResponse, headers: Record<string, st
 }
 
 export function eventSink(res: ServerResponse): ChunkSink {
+  // Chunks produced in one synchronous burst (a fast backend, a batch from upstream) go
+  // out in one write instead of one syscall each; a paced stream still flushes per tick.
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    res.uncork();
+  };
   return {
-    send: (json) => res.write(`data: ${json}\n\n`),
+    send: (json) => {
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      return res.write(`data: ${json}\n\n`);
+    },
     drained: () =>
       new Promise<void>((resolve) => {
         if (res.destroyed || res.writableEnded) return resolve();

@@ -24,8 +24,8 @@ export interface BackendCall {
 }
 
 export interface CompletionResult {
-  /** The `chat.completion` body to send as it is. */
-  body: object;
+  /** The `chat.completion` body as JSON text, sent as it is. */
+  body: string;
   usage: Usage;
 }
 
@@ -45,7 +45,11 @@ export interface StreamResult {
 }
 
 export interface ChatBackend {
-  complete(call: BackendCall): Promise<CompletionResult>;
+  /**
+   * The whole answer. A backend that has it at once returns it directly: on the hot path
+   * one await costs more than an entire echo answer.
+   */
+  complete(call: BackendCall): CompletionResult | Promise<CompletionResult>;
   /** Streams chunks into the sink; never writes `[DONE]` (the route does). */
   stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult>;
 }

@@ -66,38 +66,26 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     return runs;
   }
 
-  async function complete(call: BackendCall): Promise<CompletionResult> {
-    call.signal.throwIfAborted();
+  function complete(call: BackendCall): CompletionResult | Promise<CompletionResult> {
     const runs = startChoices(call);
     const contents = runs.map((run) => {
       let content = '';
       while (run.finishReason === null) content += run.step();
       return content;
     });
-    if (intervalMs > 0) {
-      // A real model takes as long to answer whole as it would to stream the answer.
-      let longestTokens = 0;
-      for (const run of runs) longestTokens = Math.max(longestTokens, run.tokens);
-      await sleepMs(longestTokens * intervalMs, call.signal);
-      call.signal.throwIfAborted();
-    }
-    const usage = usageOf(call, runs);
-    const body = {
-      id: newCompletionId(),
-      object: 'chat.completion',
-      created: unixSecNow(),
-      model: call.modelId,
-      choices: runs.map((run, index) => ({
-        index: run.index,
-        message: { role: 'assistant', content: contents[index], refusal: null, annotations: [] },
-        logprobs: null,
-        finish_reason: run.finishReason,
-      })),
-      usage: usageBody(usage),
-      service_tier: 'default',
-      system_fingerprint: SYSTEM_FINGERPRINT,
+    const result = (): CompletionResult => {
+      const usage = usageOf(call, runs);
+      return { body: completionJson(call.modelId, runs, contents, usage), usage };
     };
-    return { body, usage };
+    if (intervalMs === 0) return result();
+    // A real model takes as long to answer whole as it would to stream the answer.
+    let longestTokens = 0;
+    for (const run of runs) longestTokens = Math.max(longestTokens, run.tokens);
+    call.signal.throwIfAborted();
+    return sleepMs(longestTokens * intervalMs, call.signal).then(() => {
+      call.signal.throwIfAborted();
+      return result();
+    });
   }
 
   async function stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
@@ -546,6 +534,26 @@ class ChunkWriter {
   }
 }
 
+/**
+ * The `chat.completion` body, written as JSON text directly: the fields are fixed and only
+ * the content needs escaping, which is cheaper than building and stringifying an object.
+ */
+function completionJson(modelId: string, runs: readonly ChoiceRun[], contents: readonly string[], usage: Usage): string {
+  let choices = '';
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i]!;
+    if (i > 0) choices += ',';
+    choices +=
+      `{"index":${run.index},"message":{"role":"assistant","content":${JSON.stringify(contents[i])},` +
+      `"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"${run.finishReason}"}`;
+  }
+  return (
+    `{"id":"${newCompletionId()}","object":"chat.completion","created":${unixSecNow()},` +
+    `"model":${JSON.stringify(modelId)},"choices":[${choices}],"usage":${JSON.stringify(usageBody(usage))},` +
+    `"service_tier":"default","system_fingerprint":"${SYSTEM_FINGERPRINT}"}`
+  );
+}
+
 function usageOf(call: BackendCall, runs: readonly ChoiceRun[]): Usage {
   let completionTokens = 0;
   for (const run of runs) completionTokens += run.tokens;
@@ -568,13 +576,20 @@ function usageBody(usage: Usage): object {
 }
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const idBytes = new Uint8Array(29);
+const ID_LENGTH = 29;
+// One getrandom call per 256 ids instead of one per id: the call, not the bytes, costs.
+const idPool = new Uint8Array(ID_LENGTH * 256);
+let idPoolOffset = idPool.length;
 
 /** `chatcmpl-` and 29 letters and digits, like OpenAI's ids. */
 function newCompletionId(): string {
-  randomFillSync(idBytes);
+  if (idPoolOffset === idPool.length) {
+    randomFillSync(idPool);
+    idPoolOffset = 0;
+  }
   let id = 'chatcmpl-';
-  for (const byte of idBytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
+  for (let i = 0; i < ID_LENGTH; i++) id += ID_ALPHABET[idPool[idPoolOffset + i]! % ID_ALPHABET.length];
+  idPoolOffset += ID_LENGTH;
   return id;
 }
 

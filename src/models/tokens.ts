@@ -9,6 +9,13 @@ import type { ChatMessage, Role } from '../chat/chat-request.js';
 // disallow list (and no allow list) makes them ordinary text.
 const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+// Chat clients resend the whole conversation every turn, so the same message texts are
+// counted again and again. A small memo of short texts saves the tokenizer most of that;
+// it is bounded (entries × length) and simply starts over when full.
+const MEMO_MAX_ENTRIES = 4096;
+const MEMO_MAX_TEXT_LENGTH = 2048;
+const countMemo = new Map<string, number>();
+
 // OpenAI's chat accounting (openai-cookbook, "How to count tokens with tiktoken"):
 // every message is framed as <|start|>{role/name}\n{content}<|end|>\n, which costs 3
 // tokens beyond its text, a name costs 1 more, and the reply is primed with
@@ -28,7 +35,15 @@ const ROLE_TOKENS: Record<Role, number> = {
 
 /** Tokens in a plain text (special-token markers count as the text they are). */
 export function countTextTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text, AS_PLAIN_TEXT);
+  if (text.length === 0) return 0;
+  if (text.length > MEMO_MAX_TEXT_LENGTH) return countTokens(text, AS_PLAIN_TEXT);
+  let tokens = countMemo.get(text);
+  if (tokens === undefined) {
+    tokens = countTokens(text, AS_PLAIN_TEXT);
+    if (countMemo.size >= MEMO_MAX_ENTRIES) countMemo.clear();
+    countMemo.set(text, tokens);
+  }
+  return tokens;
 }
 
 /** Prompt tokens of a chat, counted the way OpenAI bills them. */
