@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     if (run.status !== 0) throw new Error(`lmgate ${args.join(' ')} failed: ${run.stderr}`);
     return run.stdout;
   };
-  const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local')) as { id: string };
+  const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local', '--credits', '1000000')) as { id: string };
   const { secret } = JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string };
 
   const children: ChildProcess[] = [];

@@ -10,6 +10,12 @@ import type { Config } from './config/schema.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { apiRoutes } from './http/routes/api.js';
+import { MemoryCreditBook } from './billing/reservations.js';
+import { Tiers } from './billing/tiers.js';
+import { UsageWriter } from './billing/usage-writer.js';
+import { billingSubscriptionRoute } from './http/routes/billing-subscription.js';
+import { AccountLimits } from './limits/account-limits.js';
+import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ModelCatalog } from './models/catalog.js';
 import type { Store } from './store/store.js';
 
@@ -26,12 +32,23 @@ export interface AppServices {
   catalog: ModelCatalog;
   keyCache: KeyCache;
   authenticator: Authenticator;
+  tiers: Tiers;
+  limits: AccountLimits;
+  credits: MemoryCreditBook;
+  writer: UsageWriter;
 }
 
 export interface AppDeps {
   store: Store;
   /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
   changePollMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Queued usage and charges; tests flush it to read the store. */
+    usageWriter: UsageWriter;
+  }
 }
 
 const LAST_USED_FLUSH_MS = 5_000;
@@ -58,12 +75,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
+  const credits = new MemoryCreditBook(store);
+  const writer = new UsageWriter(store, credits, { onError: (err) => app.log.error({ err }, 'usage flush failed') });
   const services: AppServices = {
     config,
     store,
     catalog: new ModelCatalog(config),
     keyCache,
     authenticator: new Authenticator(store, keyCache, lastUsed),
+    tiers: new Tiers(config),
+    limits: new AccountLimits(new MemoryLimiter()),
+    credits,
+    writer,
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -75,6 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const apiPlugin = apiRoutes(services);
   await app.register(apiPlugin, { prefix: '/v1' });
   await app.register(apiPlugin, { prefix: '/api/v1' });
+  billingSubscriptionRoute(app, services);
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });
@@ -82,7 +106,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const changeFeed = new ChangeFeed(
     store,
-    (event) => (event.kind === 'key' ? keyCache.forgetKey(event.subjectId) : keyCache.forgetAccount(event.subjectId)),
+    (event) => {
+      if (event.kind === 'key') keyCache.forgetKey(event.subjectId);
+      else if (event.kind === 'account') keyCache.forgetAccount(event.subjectId);
+      else void credits.reload(event.subjectId).catch((err: unknown) => app.log.error({ err }, 'balance reload failed'));
+    },
     (err) => app.log.error({ err }, 'change feed poll failed'),
     deps.changePollMs,
   );
@@ -92,11 +120,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   flushTimer.unref();
 
   app.decorate('changeFeed', changeFeed);
-  app.addHook('onReady', () => changeFeed.start());
+  app.decorate('usageWriter', writer);
+  app.addHook('onReady', async () => {
+    await changeFeed.start();
+    writer.start();
+  });
+  // onClose runs after in-flight requests finished, so every settled charge is queued.
   app.addHook('onClose', async () => {
     clearInterval(flushTimer);
     await changeFeed.stop();
-    await lastUsed.flush();
+    await Promise.all([lastUsed.flush(), writer.close()]);
   });
   return app;
 }

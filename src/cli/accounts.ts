@@ -2,6 +2,7 @@
 import type { Config } from '../config/schema.js';
 import type { Account, Store } from '../store/store.js';
 import { CliError, withStore, type CliIo } from './context.js';
+import { balanceFields, parseCreditAmount } from './credit-amount.js';
 import type { ParsedCommand } from './main.js';
 import { printRecord, printTable } from './output.js';
 
@@ -14,17 +15,28 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new CliError('accounts create needs --email with a valid address');
         const tier = stringFlag(args, 'tier') ?? config.default_tier;
         assertTier(config, tier);
+        const creditsText = stringFlag(args, 'credits');
+        const initialMicros = creditsText === undefined ? 0 : parseCreditAmount(creditsText, '--credits', { signed: false });
         if (await store.findAccount(email)) throw new CliError(`an account with email ${email} already exists`);
         const account = await store.createAccount({ email, name: stringFlag(args, 'name') ?? null, tier });
-        printRecord(io, args.json, accountView(account));
+        // A second transaction: the account exists even if this grant failed, and the
+        // operator can run `credits grant`; the ledger still explains the whole balance.
+        const balanceMicros =
+          initialMicros > 0
+            ? (await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: initialMicros, reason: 'initial credits' }))
+                .balanceMicros
+            : 0;
+        printRecord(io, args.json, { ...accountView(account), ...balanceFields(balanceMicros) });
         return 0;
       }
       case 'list':
         printTable(io, args.json, (await store.listAccounts()).map(accountView), ['id', 'email', 'status', 'tier', 'created_at']);
         return 0;
-      case 'show':
-        printRecord(io, args.json, accountView(await requireAccount(store, ref)));
+      case 'show': {
+        const account = await requireAccount(store, ref);
+        printRecord(io, args.json, { ...accountView(account), ...balanceFields(await store.balanceOf(account.id)) });
         return 0;
+      }
       case 'suspend':
       case 'reactivate': {
         const account = await requireAccount(store, ref);

@@ -1,11 +1,12 @@
 // `lmgate <command>`: the operator's tool. Reads the same config and environment as the
 // server, so it works on SQLite and PostgreSQL alike, beside running instances.
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { InsecureListenError } from '../http/transport-policy.js';
 import { NotFoundInStoreError } from '../store/store.js';
 import { accountsCommand } from './accounts.js';
 import { CliError, loadConfig, processIo, type CliIo } from './context.js';
+import { creditsCommand } from './credits.js';
 import { keysCommand } from './keys.js';
 import { migrate } from './migrate.js';
 
@@ -13,12 +14,32 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
 
   serve                                        run the server (what npm start runs)
   migrate                                      apply pending migrations and exit
-  accounts create --email E [--tier T] [--name N]
+  accounts create --email E [--tier T] [--name N] [--credits N]
   accounts list | show A | suspend A | reactivate A | set-tier A T
   keys create A [--name N]                     prints the secret once
   keys list A | revoke KEY_ID
+  credits grant A N --reason R                 add N credits
+  credits adjust A ±N --reason R               add or take credits, never below zero;
+                                               a negative N: adjust A --reason R -- -5
+                                               or adjust A --amount=-5 --reason R
+  credits ledger A [--limit K]                 newest K entries (50) and the balance
 
-A is an account id or email.`;
+A is an account id or email. N is in credits, up to 6 decimals (1 credit = 1,000,000
+micro-credits).`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  email: { type: 'string' },
+  tier: { type: 'string' },
+  name: { type: 'string' },
+  credits: { type: 'string' },
+  amount: { type: 'string' },
+  limit: { type: 'string' },
+  reason: { type: 'string' },
+  count: { type: 'string' },
+  expires: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
 
 export interface ParsedCommand {
   positionals: string[];
@@ -31,23 +52,16 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeOptionValues(argv),
       allowPositionals: true,
       strict: true,
-      options: {
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        email: { type: 'string' },
-        tier: { type: 'string' },
-        name: { type: 'string' },
-        credits: { type: 'string' },
-        reason: { type: 'string' },
-        count: { type: 'string' },
-        expires: { type: 'string' },
-      },
+      options: OPTIONS,
     });
   } catch (err) {
-    io.err(`${(err as Error).message}\n\n${USAGE}`);
+    const hint = argv.some((arg) => NEGATIVE_NUMBER.test(arg))
+      ? '\n(a negative amount goes after `--`, as in `credits adjust A --reason R -- -5`, or as --amount=-5)'
+      : '';
+    io.err(`${(err as Error).message}${hint}\n\n${USAGE}`);
     return 2;
   }
   const [command, ...rest] = parsed.positionals;
@@ -77,6 +91,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await accountsCommand(config, args, io);
       case 'keys':
         return await keysCommand(config, args, io);
+      case 'credits':
+        return await creditsCommand(config, args, io);
       default:
         throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
     }
@@ -87,4 +103,33 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
     }
     throw err;
   }
+}
+
+/** Options that take a value; a value may be a negative number (`--amount -5`). */
+const VALUE_OPTIONS = new Set(
+  Object.entries(OPTIONS)
+    .filter(([, option]) => option.type === 'string')
+    .map(([name]) => `--${name}`),
+);
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/**
+ * parseArgs refuses `--amount -5`: in strict mode a value that starts with a dash looks
+ * like a forgotten value followed by an option. No lmgate option is a digit, so a negative
+ * number after an option that takes a value is that value: joined as `--amount=-5`.
+ */
+function joinNegativeOptionValues(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...joined, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (VALUE_OPTIONS.has(arg) && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
 }

@@ -27,6 +27,8 @@ export interface CompletionResult {
   /** The `chat.completion` body as JSON text, sent as it is. */
   body: string;
   usage: Usage;
+  /** The first choice's finish reason, for the usage record. */
+  finishReason: string | null;
 }
 
 /** Where a streaming backend writes each `chat.completion.chunk`, already serialized. */
@@ -40,6 +42,8 @@ export interface ChunkSink {
 export interface StreamResult {
   /** Tokens generated up to the end, or up to the moment the client disconnected. */
   usage: Usage;
+  /** The first choice's finish reason; null when the stream ended early. */
+  finishReason: string | null;
   /** Set when the stream failed after it started; the route ends it with an error event. */
   error?: LmgateError;
 }

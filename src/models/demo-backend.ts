@@ -4,8 +4,8 @@
 //   lorem - English-looking filler at a human-visible pace, so the dashboard, streaming
 //           clients and metering can be watched working as with a real model.
 // Both speak OpenAI's wire format exactly and honour n, stop and the output ceiling.
-import { randomFillSync } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { randomBase62 } from '../store/ids.js';
 import {
   stopSequences,
   textOfContent,
@@ -75,7 +75,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     });
     const result = (): CompletionResult => {
       const usage = usageOf(call, runs);
-      return { body: completionJson(call.modelId, runs, contents, usage), usage };
+      return { body: completionJson(call.modelId, runs, contents, usage), usage, finishReason: runs[0]?.finishReason ?? null };
     };
     if (intervalMs === 0) return result();
     // A real model takes as long to answer whole as it would to stream the answer.
@@ -91,7 +91,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
   async function stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
     const { signal } = call;
     const runs = startChoices(call);
-    const result = (): StreamResult => ({ usage: usageOf(call, runs) });
+    const result = (): StreamResult => ({ usage: usageOf(call, runs), finishReason: runs[0]?.finishReason ?? null });
     if (signal.aborted) return result();
     const chunks = new ChunkWriter(newCompletionId(), unixSecNow(), call.modelId, call.includeUsage);
 
@@ -147,7 +147,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
 
     const usage = usageOf(call, runs);
     if (call.includeUsage) sink.send(chunks.usage(usage));
-    return { usage };
+    return { usage, finishReason: runs[0]?.finishReason ?? null };
   }
 
   return { complete, stream };
@@ -575,22 +575,9 @@ function usageBody(usage: Usage): object {
   };
 }
 
-const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const ID_LENGTH = 29;
-// One getrandom call per 256 ids instead of one per id: the call, not the bytes, costs.
-const idPool = new Uint8Array(ID_LENGTH * 256);
-let idPoolOffset = idPool.length;
-
 /** `chatcmpl-` and 29 letters and digits, like OpenAI's ids. */
 function newCompletionId(): string {
-  if (idPoolOffset === idPool.length) {
-    randomFillSync(idPool);
-    idPoolOffset = 0;
-  }
-  let id = 'chatcmpl-';
-  for (let i = 0; i < ID_LENGTH; i++) id += ID_ALPHABET[idPool[idPoolOffset + i]! % ID_ALPHABET.length];
-  idPoolOffset += ID_LENGTH;
-  return id;
+  return `chatcmpl-${randomBase62(29)}`;
 }
 
 function unixSecNow(): number {

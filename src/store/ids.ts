@@ -1,15 +1,27 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+// Random bytes are drawn 4 KiB at a time: one getrandom call per ~100 ids instead of one
+// per id, since usage records take an id on every request.
+const pool = new Uint8Array(4096);
+let poolOffset = pool.length;
+
+function nextRandomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 /** Random base62 text of the given length (rejection sampling keeps it unbiased). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextRandomByte();
+    // 248 = 4 × 62: bytes above it would favour the first characters.
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

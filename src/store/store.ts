@@ -27,7 +27,60 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-export type ChangeKind = 'key' | 'account';
+/** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
+export type ChangeKind = 'key' | 'account' | 'balance';
+
+export type LedgerKind = 'grant' | 'top_up' | 'subscription_credit' | 'usage' | 'refund' | 'adjustment';
+
+/** One append-only change of a balance; the balance is the sum of an account's entries. */
+export interface LedgerEntry {
+  id: number;
+  accountId: string;
+  kind: LedgerKind;
+  /** Positive adds credit, negative takes it. */
+  amountMicros: number;
+  reason: string | null;
+  /** What caused it: a usage record id, a redemption code, a payment id. */
+  reference: string | null;
+  createdAt: string;
+}
+
+export interface NewLedgerEntry {
+  accountId: string;
+  kind: LedgerKind;
+  amountMicros: number;
+  reason?: string | null;
+  reference?: string | null;
+}
+
+/** One chat request that reached a model. */
+export interface UsageRecord {
+  id: string;
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+  latencyMs: number;
+  /** HTTP status the client saw (499 when it disconnected first). */
+  status: number;
+  streamed: boolean;
+  finishReason: string | null;
+  createdAt: string;
+}
+
+/** A ledger entry would take the balance below zero. */
+export class BalanceWouldGoNegativeError extends Error {
+  constructor(
+    readonly balanceMicros: number,
+    readonly amountMicros: number,
+  ) {
+    super(`balance ${balanceMicros} cannot take ${amountMicros}`);
+    this.name = 'BalanceWouldGoNegativeError';
+  }
+}
 
 export interface ChangeEvent {
   id: number;
@@ -63,6 +116,26 @@ export interface Store {
   revokeKey(keyId: string): Promise<ApiKeyRecord>;
   /** Batched "last used" stamps, written off the request path. */
   touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void>;
+
+  /**
+   * Appends one entry and moves the cached balance in the same transaction, recording a
+   * 'balance' change event. Throws BalanceWouldGoNegativeError instead of going below zero.
+   */
+  appendLedgerEntry(entry: NewLedgerEntry): Promise<{ entry: LedgerEntry; balanceMicros: number }>;
+  /**
+   * Writes usage records with their 'usage' ledger entries (one per record with a cost),
+   * all in one transaction; a record already stored (same id) is skipped, so a retried
+   * batch charges nothing twice. A charge never takes a balance below zero: it is capped
+   * at what is left. Records no change events (the writing instance already knows).
+   */
+  recordUsage(records: readonly UsageRecord[]): Promise<void>;
+  balanceOf(accountId: string): Promise<number>;
+  /** The sum of an account's ledger entries (equal to its balance; checked by tests). */
+  sumLedger(accountId: string): Promise<number>;
+  /** Newest first. */
+  listLedger(accountId: string, options?: { limit?: number }): Promise<LedgerEntry[]>;
+  /** Newest first. */
+  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string }): Promise<UsageRecord[]>;
 
   latestChangeId(): Promise<number>;
   changesAfter(id: number): Promise<ChangeEvent[]>;

@@ -11,6 +11,8 @@ export interface AccountsTable {
   subscription_period_end: string | null;
   created_at: string; // ISO 8601, UTC
   updated_at: string;
+  /** The sum of the account's ledger entries, moved in the same transaction as each entry. */
+  balance_micros: number;
 }
 
 export interface ApiKeysTable {
@@ -28,8 +30,35 @@ export interface ApiKeysTable {
 /** An append-only feed of changes other instances must see (revocations, suspensions). */
 export interface ChangeEventsTable {
   id: Generated<number>;
-  kind: string; // 'key' | 'account'
+  kind: string; // 'key' | 'account' | 'balance'
   subject_id: string;
+  created_at: string;
+}
+
+/** Append-only: rows are inserted, never updated or deleted. */
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  account_id: string;
+  kind: string; // LedgerKind
+  amount_micros: number; // positive adds credit, negative takes it
+  reason: string | null;
+  reference: string | null; // usage record id, redemption code, payment id
+  created_at: string;
+}
+
+export interface UsageRecordsTable {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_micros: number; // the full cost, even when the charge was capped at the balance
+  latency_ms: number;
+  status: number; // HTTP status the client saw
+  streamed: number; // 0 | 1 (portable across SQLite and PostgreSQL, see migration 0002)
+  finish_reason: string | null;
   created_at: string;
 }
 
@@ -37,4 +66,6 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
+  ledger_entries: LedgerEntriesTable;
+  usage_records: UsageRecordsTable;
 }

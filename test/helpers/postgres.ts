@@ -23,8 +23,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     drop: async () => {
       const client = new pg.Client({ connectionString: ADMIN_URL });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
+      try {
+        // pg's Pool.end() resolves once it asked its clients to end, not once the server
+        // closed their sessions; a forced drop in that window kills them and the pool
+        // raises the FATAL as an unhandled error. Wait (bounded) for them to be gone.
+        for (let attempt = 0; attempt < 500; attempt++) {
+          const { rows } = await client.query<{ sessions: number }>(
+            'select count(*)::int as sessions from pg_stat_activity where datname = $1',
+            [name],
+          );
+          if (rows[0]?.sessions === 0) break;
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
     },
   };
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { buildApp } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
+import { creditsToMicros } from '../../src/billing/money.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { openStore } from '../../src/store/kysely-store.js';
@@ -22,7 +23,10 @@ export interface TestApp {
   /** The preferred base URL: origin + /v1 */
   baseURL: string;
   dataDir: string;
-  createAccount(options?: { email?: string; tier?: string }): Promise<{ account: Account; apiKey: string }>;
+  /** An account (default tier, 100 credits unless told otherwise) with one API key. */
+  createAccount(options?: { email?: string; tier?: string; credits?: number }): Promise<{ account: Account; apiKey: string }>;
+  /** Writes queued usage and charges to the store now. */
+  flushUsage(): Promise<void>;
   client(apiKey: string, baseURL?: string): OpenAI;
   /** Applies store changes made outside the app (revocations, suspensions) right now. */
   syncChanges(): Promise<void>;
@@ -69,6 +73,10 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
         email: opts.email ?? `user${++accountCounter}-${process.pid}@example.test`,
         tier: opts.tier ?? config.default_tier,
       });
+      const credits = opts.credits ?? 100;
+      if (credits > 0) {
+        await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: creditsToMicros(credits), reason: 'test' });
+      }
       const { secret } = await createApiKey(store, account.id, 'test');
       return { account, apiKey: secret };
     },
@@ -76,6 +84,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       return new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: 20_000 });
     },
     syncChanges: () => app.changeFeed.poll(),
+    flushUsage: () => app.usageWriter.flush(),
     async close() {
       await app.close();
       await store.close();

@@ -290,7 +290,7 @@ describe('echo model, stream', () => {
         'id', 'object', 'created', 'model', 'service_tier', 'system_fingerprint', 'choices',
       ]);
     }
-    expect(result).toEqual({ usage: { promptTokens: 11, completionTokens: 10 } });
+    expect(result).toEqual({ usage: { promptTokens: 11, completionTokens: 10 }, finishReason: 'stop' });
   });
 
   it('with include_usage puts usage: null on every chunk and ends with the usage chunk', async () => {
@@ -439,7 +439,7 @@ describe('echo model, stream', () => {
     const result = await streaming;
     expect(sink.sent).toHaveLength(3);
     expect(sink.sentAfterAbort).toBe(0);
-    expect(result).toEqual({ usage: { promptTokens: 11, completionTokens: 2 } });
+    expect(result).toEqual({ usage: { promptTokens: 11, completionTokens: 2 }, finishReason: null });
   });
 });
 
@@ -566,7 +566,7 @@ describe('lorem model', () => {
     controller.abort();
     const result = await streaming;
     expect(vi.getTimerCount()).toBe(0);
-    expect(result).toEqual({ usage: { promptTokens: 11, completionTokens: 7 } });
+    expect(result).toEqual({ usage: { promptTokens: 11, completionTokens: 7 }, finishReason: null });
     const sentAtAbort = sink.sent.length;
     await vi.advanceTimersByTimeAsync(1000);
     expect(sink.sent).toHaveLength(sentAtAbort);

@@ -42,7 +42,9 @@ const backends: Backend[] = [
       return {
         store: openStore(location),
         openAnother: () => openStore(location),
-        cleanup: () => database.drop(),
+        cleanup: async () => {
+          await database.drop();
+        },
       };
     },
   },
@@ -91,7 +93,7 @@ describe.each(backends)('the store on $name', (backend) => {
     // beforeEach ran the first migration; a fresh database shows what it applied.
     const fresh = await backend.open();
     try {
-      expect(await fresh.store.migrate()).toEqual(['0001_initial']);
+      expect(await fresh.store.migrate()).toEqual(['0001_initial', '0002_ledger_and_usage']);
       expect(await fresh.store.migrate()).toEqual([]);
       const other = fresh.openAnother();
       try {

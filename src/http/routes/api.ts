@@ -2,12 +2,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from '../../app.js';
 import type { Principal } from '../../auth/authenticate.js';
+import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
+import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { chatCompletionsRoute } from './chat-completions.js';
 import { modelRoutes } from './models.js';
 
+export interface ApiPrincipal extends Principal {
+  tier: Tier;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: Principal | null;
+    principal: ApiPrincipal | null;
   }
 }
 
@@ -25,11 +31,22 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
         route.constraints = { ...route.constraints, host };
       });
     }
-    // Step 1 for every API route, before the body is even read: who is calling.
-    api.addHook('onRequest', async (request) => {
-      request.principal = await services.authenticator.authenticate(request.headers.authorization);
+    // Steps 1–3 for every API route, before the body is even read: who is calling, may
+    // they, and is there room in their requests per minute.
+    api.addHook('onRequest', async (request, reply) => {
+      request.principal = await authenticateForApi(services, request.headers.authorization);
+      const { account, tier } = request.principal;
+      reply.headers(rateLimitHeaders(services.limits.takeRequest(account.id, tier)));
     });
     chatCompletionsRoute(api, services);
     modelRoutes(api, services);
   };
+}
+
+/** Steps 1–2: the key's account, allowed to use the API under its tier. */
+export async function authenticateForApi(services: AppServices, authorization: string | undefined): Promise<ApiPrincipal> {
+  const principal = await services.authenticator.authenticate(authorization);
+  const tier = services.tiers.of(principal.account);
+  assertMayUseApi(principal.account, tier);
+  return { ...principal, tier };
 }

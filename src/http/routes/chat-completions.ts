@@ -1,58 +1,127 @@
 // POST chat/completions: the recipe of the request path, each step delegated to its domain.
+// Steps 1–3 (key, account and subscription, requests per minute) ran in the API plugin's
+// onRequest hook; this route takes it from the body on.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../app.js';
-import { assertAccountActive } from '../../auth/accounts.js';
+import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
+import type { Reservation } from '../../billing/reservations.js';
+import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import { UnsupportedMediaTypeError } from '../../errors.js';
-import type { BackendCall, ChatBackend } from '../../models/backend.js';
+import type { BackendCall, ChatBackend, CompletionResult } from '../../models/backend.js';
 import { renderStreamError } from '../error-reply.js';
 import { endEventStream, eventSink, startEventStream } from '../sse.js';
 
-export function chatCompletionsRoute(api: FastifyInstance, services: AppServices): void {
-  // Not an async function: an instant answer (echo, cache) goes out without an await,
-  // which on this path costs more than the answer itself. Sync throws reach the error
-  // handler just like rejections.
-  api.post('/chat/completions', (request, reply) => {
-    const { account } = request.principal!;
-    assertAccountActive(account);
-    requireJsonBody(request);
-    const chat = validateChatRequest(request.body);
-    const model = services.catalog.resolve(chat.model);
-    const plan = planTokens(chat, model);
+const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
+/** nginx's convention for "client closed the request", used in usage records. */
+const CLIENT_CLOSED = 499;
 
-    let signal: AbortSignal | undefined;
-    const call: BackendCall = {
-      request: chat,
-      modelId: model.id,
-      promptTokens: plan.promptTokens,
-      maxOutputTokens: plan.maxOutputTokens,
-      includeUsage: chat.stream === true && chat.stream_options?.include_usage === true,
-      // Created on first use: an AbortController and a socket listener cost more than a
-      // whole instant answer, and backends that finish synchronously never look.
-      get signal() {
-        return (signal ??= abortOnDisconnect(reply));
-      },
+export function chatCompletionsRoute(api: FastifyInstance, services: AppServices): void {
+  // Not an async function: an instant answer (echo) goes out without an await, which on
+  // this path costs more than the answer itself. Sync throws reach the error handler
+  // just like rejections.
+  api.post('/chat/completions', (request, reply) => {
+    const { key, account, tier } = request.principal!;
+    const releaseSlot = services.limits.acquireSlot(account.id, tier);
+    let reservation: Reservation | Promise<Reservation>;
+    let call: BackendCall;
+    let model;
+    try {
+      requireJsonBody(request);
+      const chat = validateChatRequest(request.body);
+      model = services.catalog.resolve(chat.model);
+      assertTierAllowsModel(tier, model.id);
+      const plan = planTokens(chat, model);
+      services.limits.takeTokens(account.id, tier, plan.promptTokens);
+      reservation = services.credits.reserve(account.id, worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens));
+      call = backendCall(chat, model.id, plan, reply);
+    } catch (err) {
+      releaseSlot();
+      throw err;
+    }
+
+    const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
+    const begin = (held: Reservation): string | Promise<string | FastifyReply> => {
+      const metered = new MeteredRequest(services, identity, held, releaseSlot);
+      if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered);
+      reply.type('application/json; charset=utf-8');
+      return completeNow(model.backend, call, metered);
     };
-    if (chat.stream === true) return streamCompletion(request, reply, model.backend, call);
-    reply.type('application/json; charset=utf-8');
-    const answer = model.backend.complete(call);
-    return answer instanceof Promise ? answer.then((result) => result.body) : answer.body;
+    if (reservation instanceof Promise) {
+      return reservation.then(begin, (err: unknown) => {
+        releaseSlot();
+        throw err;
+      });
+    }
+    return begin(reservation);
   });
 }
 
-async function streamCompletion(request: FastifyRequest, reply: FastifyReply, backend: ChatBackend, call: BackendCall): Promise<FastifyReply> {
+function backendCall(chat: BackendCall['request'], modelId: string, plan: { promptTokens: number; maxOutputTokens: number }, reply: FastifyReply): BackendCall {
+  let signal: AbortSignal | undefined;
+  return {
+    request: chat,
+    modelId,
+    promptTokens: plan.promptTokens,
+    maxOutputTokens: plan.maxOutputTokens,
+    includeUsage: chat.stream === true && chat.stream_options?.include_usage === true,
+    // Created on first use: an AbortController and a socket listener cost more than a
+    // whole instant answer, and backends that finish synchronously never look.
+    get signal() {
+      return (signal ??= abortOnDisconnect(reply));
+    },
+  };
+}
+
+/** Steps 7–8 without streaming: the whole answer, then the bill. */
+function completeNow(backend: ChatBackend, call: BackendCall, metered: MeteredRequest): string | Promise<string> {
+  const settle = (result: CompletionResult): string => {
+    metered.finish(result.usage, 200, result.finishReason);
+    return result.body;
+  };
+  let answer: CompletionResult | Promise<CompletionResult>;
+  try {
+    answer = backend.complete(call);
+  } catch (err) {
+    metered.finish(NO_USAGE, statusOf(err, call), null);
+    throw err;
+  }
+  if (!(answer instanceof Promise)) return settle(answer);
+  return answer.then(settle, (err: unknown) => {
+    metered.finish(NO_USAGE, statusOf(err, call), null);
+    throw err;
+  });
+}
+
+/** Steps 7–8 streaming: SSE from the backend, then the bill for what was generated. */
+async function streamCompletion(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  backend: ChatBackend,
+  call: BackendCall,
+  metered: MeteredRequest,
+): Promise<FastifyReply> {
   reply.hijack();
-  startEventStream(reply.raw, { 'x-request-id': request.id });
+  // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
+  startEventStream(reply.raw, reply.getHeaders() as Record<string, string>);
   try {
     const result = await backend.stream(call, eventSink(reply.raw));
+    const status = result.error ? result.error.status : call.signal.aborted ? CLIENT_CLOSED : 200;
+    metered.finish(result.usage, status, result.finishReason);
     endEventStream(reply.raw, result.error && renderStreamError(result.error, request.id));
   } catch (err) {
     // The status line is gone: the failure becomes the stream's last event.
     request.log.error({ err, request_id: request.id }, 'stream failed');
+    metered.finish(NO_USAGE, 500, null);
     endEventStream(reply.raw, renderStreamError(err, request.id));
   }
   return reply;
+}
+
+function statusOf(err: unknown, call: BackendCall): number {
+  if (call.signal.aborted) return CLIENT_CLOSED;
+  return typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
 }
 
 /** The spec's requests carry `Content-Type: application/json`; anything else is 415. */

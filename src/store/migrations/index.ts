@@ -1,9 +1,11 @@
 // Every migration, listed explicitly so a build can never miss one. Never edit a merged one.
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_ledger_and_usage.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_ledger_and_usage': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,71 @@
+// One chat request's bill, from reservation to settlement (request path steps 6 and 8).
+import type { AccountLimits } from '../limits/account-limits.js';
+import type { Usage } from '../models/backend.js';
+import type { ModelEntry } from '../models/catalog.js';
+import { newId } from '../store/ids.js';
+import { costMicros } from './pricing.js';
+import type { CreditBook, Reservation } from './reservations.js';
+import type { Tier } from './tiers.js';
+import type { UsageWriter } from './usage-writer.js';
+
+export interface MeteringDeps {
+  credits: CreditBook;
+  writer: UsageWriter;
+  limits: AccountLimits;
+}
+
+export interface RequestIdentity {
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  tier: Tier;
+  model: ModelEntry;
+  streamed: boolean;
+}
+
+/** The worst case a request can cost: its prompt plus every output token it may write. */
+export function worstCaseMicros(model: ModelEntry, promptTokens: number, maxOutputTokens: number): number {
+  return costMicros(model, promptTokens, maxOutputTokens);
+}
+
+export class MeteredRequest {
+  private readonly startedAtMs = performance.now();
+  private done = false;
+
+  constructor(
+    private readonly deps: MeteringDeps,
+    private readonly identity: RequestIdentity,
+    private readonly reservation: Reservation,
+    private readonly releaseSlot: () => void,
+  ) {}
+
+  /**
+   * The backend is done (answered fully or partly, failed, or the client left): charge
+   * what it generated, never more than reserved, release the rest, and queue the usage
+   * record. A backend that failed before generating anything is finished with zero usage.
+   */
+  finish(usage: Usage, status: number, finishReason: string | null): void {
+    if (this.done) return;
+    this.done = true;
+    const { identity, deps } = this;
+    const cost = Math.min(costMicros(identity.model, usage.promptTokens, usage.completionTokens), this.reservation.amountMicros);
+    deps.credits.settle(this.reservation, cost);
+    deps.limits.chargeTokens(identity.accountId, identity.tier, usage.completionTokens);
+    this.releaseSlot();
+    deps.writer.enqueue({
+      id: newId('usage'),
+      requestId: identity.requestId,
+      accountId: identity.accountId,
+      keyId: identity.keyId,
+      model: identity.model.id,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      costMicros: cost,
+      latencyMs: Math.round(performance.now() - this.startedAtMs),
+      status,
+      streamed: identity.streamed,
+      finishReason,
+      createdAt: new Date().toISOString(),
+    });
+  }
+}

@@ -1,0 +1,115 @@
+// Live balances and reservations, in process (one instance). Step 6 of the request path
+// reserves the worst case here before a backend is called, step 8 settles the exact cost.
+// Nothing here waits on the store once an account's balance is loaded.
+//
+// Per account:  available = stored − unflushed − reserved
+//   stored     the balance as last read from the store
+//   unflushed  settled charges queued for the store but not yet written (usage-writer.ts)
+//   reserved   worst cases of requests still running
+// Reads of `stored` and the writer's flushes run one at a time (`exclusive`), so a read
+// can never overtake a flush and count a charge twice or not at all.
+import { InsufficientCreditsError } from '../errors.js';
+import type { Store } from '../store/store.js';
+
+export interface Reservation {
+  readonly accountId: string;
+  readonly amountMicros: number;
+  settled: boolean;
+}
+
+export interface BalanceSnapshot {
+  /** Balance after every settled charge, written or not. */
+  balanceMicros: number;
+  reservedMicros: number;
+}
+
+export interface CreditBook {
+  /** Reserves `amountMicros` or throws InsufficientCreditsError. Synchronous once the account is loaded. */
+  reserve(accountId: string, amountMicros: number): Reservation | Promise<Reservation>;
+  /** Releases the reservation and charges `costMicros` (capped at the reservation). Idempotent. */
+  settle(reservation: Reservation, costMicros: number): void;
+  snapshot(accountId: string): Promise<BalanceSnapshot>;
+}
+
+interface AccountCredit {
+  storedMicros: number;
+  unflushedMicros: number;
+  reservedMicros: number;
+}
+
+export class MemoryCreditBook implements CreditBook {
+  private readonly accounts = new Map<string, AccountCredit>();
+  private readonly loading = new Map<string, Promise<AccountCredit>>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly store: Store) {}
+
+  reserve(accountId: string, amountMicros: number): Reservation | Promise<Reservation> {
+    const credit = this.accounts.get(accountId);
+    if (credit) return reserveFrom(credit, accountId, amountMicros);
+    return this.load(accountId).then((loaded) => reserveFrom(loaded, accountId, amountMicros));
+  }
+
+  settle(reservation: Reservation, costMicros: number): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    const credit = this.accounts.get(reservation.accountId)!;
+    credit.reservedMicros -= reservation.amountMicros;
+    credit.unflushedMicros += Math.min(Math.max(0, costMicros), reservation.amountMicros);
+  }
+
+  async snapshot(accountId: string): Promise<BalanceSnapshot> {
+    const credit = this.accounts.get(accountId) ?? (await this.load(accountId));
+    return { balanceMicros: credit.storedMicros - credit.unflushedMicros, reservedMicros: credit.reservedMicros };
+  }
+
+  /** Re-reads the stored balance (after a grant or adjustment made elsewhere). */
+  reload(accountId: string): Promise<void> {
+    if (!this.accounts.has(accountId)) return Promise.resolve();
+    return this.exclusive(async () => {
+      const stored = await this.store.balanceOf(accountId);
+      this.accounts.get(accountId)!.storedMicros = stored;
+    });
+  }
+
+  /**
+   * Called by the usage writer, inside `exclusive`, once charges are committed: they move
+   * from unflushed into the stored balance read back after the commit.
+   */
+  markFlushed(accountId: string, chargedMicros: number, storedMicros: number): void {
+    const credit = this.accounts.get(accountId);
+    if (!credit) return;
+    credit.unflushedMicros -= chargedMicros;
+    credit.storedMicros = storedMicros;
+  }
+
+  /** Runs store reads and flushes one at a time (see the header comment). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private load(accountId: string): Promise<AccountCredit> {
+    let pending = this.loading.get(accountId);
+    if (!pending) {
+      pending = this.exclusive(async () => {
+        const existing = this.accounts.get(accountId);
+        if (existing) return existing;
+        const credit: AccountCredit = { storedMicros: await this.store.balanceOf(accountId), unflushedMicros: 0, reservedMicros: 0 };
+        this.accounts.set(accountId, credit);
+        return credit;
+      }).finally(() => this.loading.delete(accountId));
+      this.loading.set(accountId, pending);
+    }
+    return pending;
+  }
+}
+
+function reserveFrom(credit: AccountCredit, accountId: string, amountMicros: number): Reservation {
+  const available = credit.storedMicros - credit.unflushedMicros - credit.reservedMicros;
+  // Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
+  if (available <= 0 || available < amountMicros) throw new InsufficientCreditsError(amountMicros, Math.max(0, available));
+  credit.reservedMicros += amountMicros;
+  return { accountId, amountMicros, settled: false };
+}

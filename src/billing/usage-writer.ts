@@ -1,0 +1,82 @@
+// Settled usage goes to the store off the request path: records queue in memory and are
+// written in batches (one transaction each) every `flushIntervalMs`, or sooner when many
+// are waiting, and on shutdown. A record is acknowledged only once its batch committed;
+// a crash loses at most the queued (unbilled) records and never half a batch.
+import type { UsageRecord, Store } from '../store/store.js';
+import type { MemoryCreditBook } from './reservations.js';
+
+export interface UsageWriterOptions {
+  flushIntervalMs?: number;
+  maxBatch?: number;
+  onError: (err: unknown) => void;
+}
+
+export class UsageWriter {
+  private queue: UsageRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private readonly flushIntervalMs: number;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly book: MemoryCreditBook,
+    private readonly options: UsageWriterOptions,
+  ) {
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
+    this.maxBatch = options.maxBatch ?? 500;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.flushInBackground(), this.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  enqueue(record: UsageRecord): void {
+    this.queue.push(record);
+    if (this.queue.length >= this.maxBatch) void this.flushInBackground();
+  }
+
+  /** Writes everything queued so far (tests and shutdown call this). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    while (this.queue.length > 0) {
+      this.flushing = this.writeBatch().finally(() => (this.flushing = undefined));
+      await this.flushing;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private async flushInBackground(): Promise<void> {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = this.writeBatch().finally(() => (this.flushing = undefined));
+    await this.flushing.catch(this.options.onError);
+  }
+
+  private writeBatch(): Promise<void> {
+    const batch = this.queue.splice(0, this.maxBatch);
+    return this.book
+      .exclusive(async () => {
+        await this.store.recordUsage(batch);
+        const chargedByAccount = new Map<string, number>();
+        for (const record of batch) {
+          chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + record.costMicros);
+        }
+        const stored = await Promise.all([...chargedByAccount.keys()].map((id) => this.store.balanceOf(id)));
+        [...chargedByAccount].forEach(([accountId, charged], i) => this.book.markFlushed(accountId, charged, stored[i]!));
+      })
+      .catch((err: unknown) => {
+        // Keep the records (ids make a retry safe) and try again on the next tick.
+        this.queue.unshift(...batch);
+        throw err;
+      });
+  }
+}

@@ -1,0 +1,103 @@
+// lmgate credits grant | adjust | ledger
+//
+// Every change is a ledger entry (DESIGN "Money is a ledger"); the store moves the balance
+// in the same transaction and records a 'balance' change event, so running instances
+// re-read the balance.
+import { formatCredits } from '../billing/money.js';
+import type { Config } from '../config/schema.js';
+import { BalanceWouldGoNegativeError, type LedgerEntry } from '../store/store.js';
+import { requireAccount, stringFlag } from './accounts.js';
+import { CliError, withStore, type CliIo } from './context.js';
+import { balanceFields, parseCreditAmount } from './credit-amount.js';
+import type { ParsedCommand } from './main.js';
+import { printRecord, printTable } from './output.js';
+
+const DEFAULT_LEDGER_LIMIT = 50;
+
+export async function creditsCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
+  const [action, ref, ...rest] = args.positionals;
+  switch (action) {
+    case 'grant':
+    case 'adjust': {
+      const what = `credits ${action}`;
+      const amountMicros = parseCreditAmount(amountText(args, rest, what), what, { signed: action === 'adjust' });
+      const reason = stringFlag(args, 'reason')?.trim();
+      if (!reason) throw new CliError(`${what} needs --reason (it is kept in the ledger)`);
+      return withStore(config, async (store) => {
+        const account = await requireAccount(store, ref);
+        try {
+          const { entry, balanceMicros } = await store.appendLedgerEntry({
+            accountId: account.id,
+            kind: action === 'grant' ? 'grant' : 'adjustment',
+            amountMicros,
+            reason,
+          });
+          printRecord(io, args.json, { ...entryView(entry), ...balanceFields(balanceMicros) });
+          return 0;
+        } catch (err) {
+          if (!(err instanceof BalanceWouldGoNegativeError)) throw err;
+          throw new CliError(
+            `refused: taking ${formatCredits(-amountMicros)} credits would take the balance of ${account.email} ` +
+              `(${formatCredits(err.balanceMicros)} credits) below zero; nothing was changed`,
+          );
+        }
+      });
+    }
+    case 'ledger': {
+      if (rest.length > 0) throw new CliError(`credits ledger: unexpected ${JSON.stringify(rest[0])}`);
+      const limit = ledgerLimit(args);
+      return withStore(config, async (store) => {
+        const account = await requireAccount(store, ref);
+        // One more than shown tells whether older entries were left out.
+        const entries = await store.listLedger(account.id, { limit: limit + 1 });
+        const shown = entries.slice(0, limit);
+        const balance = balanceFields(await store.balanceOf(account.id));
+        if (args.json) {
+          io.out(JSON.stringify({ account_id: account.id, email: account.email, ...balance, entries: shown.map(entryView) }));
+          return 0;
+        }
+        printTable(io, false, shown.map(entryView), ['id', 'created_at', 'kind', 'amount', 'reason', 'reference']);
+        if (entries.length > limit) io.out(`(the newest ${limit} entries; --limit K shows more)`);
+        io.out('');
+        io.out(`balance  ${balance.balance} credits (${balance.balance_micros} micros)`);
+        return 0;
+      });
+    }
+    default:
+      throw new CliError('credits: expected grant, adjust or ledger');
+  }
+}
+
+/**
+ * The amount is a positional or --amount. node's parseArgs reads a bare `-5` as an option,
+ * so a negative amount is written `-- -5` or `--amount=-5` (main.ts also joins
+ * `--amount -5` into the latter).
+ */
+function amountText(args: ParsedCommand, rest: string[], what: string): string | undefined {
+  const flag = stringFlag(args, 'amount');
+  if (rest.length > (flag === undefined ? 1 : 0)) {
+    throw new CliError(`${what}: unexpected ${JSON.stringify(rest[flag === undefined ? 1 : 0])} (give one amount, as N or --amount N)`);
+  }
+  return flag ?? rest[0];
+}
+
+function ledgerLimit(args: ParsedCommand): number {
+  const text = stringFlag(args, 'limit');
+  if (text === undefined) return DEFAULT_LEDGER_LIMIT;
+  const limit = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new CliError(`--limit must be a whole number of entries, 1 or more (got ${JSON.stringify(text)})`);
+  return limit;
+}
+
+function entryView(entry: LedgerEntry): Record<string, unknown> {
+  return {
+    id: entry.id,
+    account_id: entry.accountId,
+    kind: entry.kind,
+    amount: formatCredits(entry.amountMicros),
+    amount_micros: entry.amountMicros,
+    reason: entry.reason,
+    reference: entry.reference,
+    created_at: entry.createdAt,
+  };
+}

@@ -1,0 +1,48 @@
+// GET /api/billing/subscription (spec 4.2): the calling key's account, its tier and
+// subscription, balance and reserved credits, limits and what is left of them. On the
+// service host, not under a versioned base. It answers for an account whose paid
+// subscription lapsed (that is when it is most needed), but not for a suspended one.
+import type { FastifyInstance } from 'fastify';
+import type { AppServices } from '../../app.js';
+import { MICROS_PER_CREDIT } from '../../billing/money.js';
+import { ForbiddenError } from '../../errors.js';
+import { rateLimitHeaders } from '../rate-limit-headers.js';
+
+export function billingSubscriptionRoute(app: FastifyInstance, services: AppServices): void {
+  app.get('/api/billing/subscription', async (request, reply) => {
+    const { account } = await services.authenticator.authenticate(request.headers.authorization);
+    if (account.status !== 'active') throw new ForbiddenError('account_suspended');
+    const tier = services.tiers.of(account);
+    const limits = services.limits.snapshot(account.id, tier);
+    reply.headers(rateLimitHeaders(limits.requests));
+    const { balanceMicros, reservedMicros } = await services.credits.snapshot(account.id);
+
+    return {
+      object: 'billing.subscription',
+      account_id: account.id,
+      tier: {
+        name: tier.name,
+        subscription_required: tier.config.subscription,
+        price_month: tier.config.price_month,
+        credits_month: tier.config.credits_month,
+        models: tier.config.models,
+      },
+      subscription: {
+        status: tier.config.subscription ? account.subscriptionStatus : 'not_required',
+        current_period_end: account.subscriptionPeriodEnd,
+      },
+      balance: amount(balanceMicros),
+      reserved: amount(reservedMicros),
+      available: amount(Math.max(0, balanceMicros - reservedMicros)),
+      rate_limits: {
+        requests_per_minute: { limit: limits.requests.limit, remaining: limits.requests.remaining, reset: limits.requests.resetAtUnixSec },
+        tokens_per_minute: { limit: limits.tokens.limit, remaining: limits.tokens.remaining, reset: limits.tokens.resetAtUnixSec },
+        concurrent_requests: { limit: limits.concurrency.limit, in_use: limits.concurrency.inUse },
+      },
+    };
+  });
+}
+
+function amount(micros: number): { credits: number; micros: number } {
+  return { credits: micros / MICROS_PER_CREDIT, micros };
+}

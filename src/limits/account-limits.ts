@@ -1,0 +1,75 @@
+// The tier's limits applied to an account: requests per minute and tokens per minute
+// (GCRA, limiter.ts) and concurrent requests (a counter). Everything is in memory here;
+// the Limiter interface is the seam for a shared (Redis) implementation.
+import type { Tier } from '../billing/tiers.js';
+import { RateLimitedError, type RateLimitState } from '../errors.js';
+import type { Limiter, RateLimitDecision } from './limiter.js';
+
+const MINUTE_MS = 60_000;
+
+export interface LimitsSnapshot {
+  requests: RateLimitDecision;
+  tokens: RateLimitDecision;
+  concurrency: { limit: number; inUse: number };
+}
+
+export class AccountLimits {
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(private readonly limiter: Limiter) {}
+
+  /** One request of the tier's requests-per-minute, or 429. Returns the state for headers. */
+  takeRequest(accountId: string, tier: Tier): RateLimitState {
+    return enforce(this.limiter.take(`${accountId}:rpm`, tier.config.rpm, MINUTE_MS, 1));
+  }
+
+  peekRequests(accountId: string, tier: Tier): RateLimitState {
+    return this.limiter.peek(`${accountId}:rpm`, tier.config.rpm, MINUTE_MS);
+  }
+
+  /**
+   * A concurrency slot, or 429. The caller must call the returned release exactly once
+   * (it is safe to call more often).
+   */
+  acquireSlot(accountId: string, tier: Tier): () => void {
+    const inUse = this.inFlight.get(accountId) ?? 0;
+    const limit = tier.config.concurrency;
+    if (inUse >= limit) {
+      throw new RateLimitedError({ limit, remaining: 0, resetAtUnixSec: Math.ceil(Date.now() / 1000) + 1 }, 1);
+    }
+    this.inFlight.set(accountId, inUse + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const now = (this.inFlight.get(accountId) ?? 1) - 1;
+      if (now <= 0) this.inFlight.delete(accountId);
+      else this.inFlight.set(accountId, now);
+    };
+  }
+
+  /**
+   * Tokens per minute: the prompt must fit now; the output is added once known
+   * (chargeTokens), so a long answer delays the next requests instead of failing this one.
+   */
+  takeTokens(accountId: string, tier: Tier, promptTokens: number): void {
+    enforce(this.limiter.take(`${accountId}:tpm`, tier.config.tpm, MINUTE_MS, promptTokens));
+  }
+
+  chargeTokens(accountId: string, tier: Tier, completionTokens: number): void {
+    if (completionTokens > 0) this.limiter.charge(`${accountId}:tpm`, tier.config.tpm, MINUTE_MS, completionTokens);
+  }
+
+  snapshot(accountId: string, tier: Tier): LimitsSnapshot {
+    return {
+      requests: this.limiter.peek(`${accountId}:rpm`, tier.config.rpm, MINUTE_MS),
+      tokens: this.limiter.peek(`${accountId}:tpm`, tier.config.tpm, MINUTE_MS),
+      concurrency: { limit: tier.config.concurrency, inUse: this.inFlight.get(accountId) ?? 0 },
+    };
+  }
+}
+
+function enforce(decision: RateLimitDecision): RateLimitState {
+  if (!decision.allowed) throw new RateLimitedError(decision, decision.retryAfterSec);
+  return decision;
+}
