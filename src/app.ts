@@ -84,7 +84,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     keyCache,
     authenticator: new Authenticator(store, keyCache, lastUsed),
     tiers: new Tiers(config),
-    limits: new AccountLimits(new MemoryLimiter()),
+    limits: new AccountLimits(new MemoryLimiter(), new MemoryLimiter()),
     credits,
     writer,
   };

@@ -2,7 +2,7 @@
 import type { AccountLimits } from '../limits/account-limits.js';
 import type { Usage } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
-import { newId } from '../store/ids.js';
+import { newTimeOrderedId } from '../store/ids.js';
 import { costMicros } from './pricing.js';
 import type { CreditBook, Reservation } from './reservations.js';
 import type { Tier } from './tiers.js';
@@ -53,7 +53,7 @@ export class MeteredRequest {
     deps.limits.chargeTokens(identity.accountId, identity.tier, usage.completionTokens);
     this.releaseSlot();
     deps.writer.enqueue({
-      id: newId('usage'),
+      id: newTimeOrderedId('usage'),
       requestId: identity.requestId,
       accountId: identity.accountId,
       keyId: identity.keyId,

@@ -16,15 +16,22 @@ export interface LimitsSnapshot {
 export class AccountLimits {
   private readonly inFlight = new Map<string, number>();
 
-  constructor(private readonly limiter: Limiter) {}
+  /**
+   * One limiter per kind of limit, keyed by account id: the id string comes from the
+   * cached account, so a lookup needs no new key string per request.
+   */
+  constructor(
+    private readonly requests: Limiter,
+    private readonly tokens: Limiter,
+  ) {}
 
   /** One request of the tier's requests-per-minute, or 429. Returns the state for headers. */
   takeRequest(accountId: string, tier: Tier): RateLimitState {
-    return enforce(this.limiter.take(`${accountId}:rpm`, tier.config.rpm, MINUTE_MS, 1));
+    return enforce(this.requests.take(accountId, tier.config.rpm, MINUTE_MS, 1));
   }
 
   peekRequests(accountId: string, tier: Tier): RateLimitState {
-    return this.limiter.peek(`${accountId}:rpm`, tier.config.rpm, MINUTE_MS);
+    return this.requests.peek(accountId, tier.config.rpm, MINUTE_MS);
   }
 
   /**
@@ -53,17 +60,17 @@ export class AccountLimits {
    * (chargeTokens), so a long answer delays the next requests instead of failing this one.
    */
   takeTokens(accountId: string, tier: Tier, promptTokens: number): void {
-    enforce(this.limiter.take(`${accountId}:tpm`, tier.config.tpm, MINUTE_MS, promptTokens));
+    enforce(this.tokens.take(accountId, tier.config.tpm, MINUTE_MS, promptTokens));
   }
 
   chargeTokens(accountId: string, tier: Tier, completionTokens: number): void {
-    if (completionTokens > 0) this.limiter.charge(`${accountId}:tpm`, tier.config.tpm, MINUTE_MS, completionTokens);
+    if (completionTokens > 0) this.tokens.charge(accountId, tier.config.tpm, MINUTE_MS, completionTokens);
   }
 
   snapshot(accountId: string, tier: Tier): LimitsSnapshot {
     return {
-      requests: this.limiter.peek(`${accountId}:rpm`, tier.config.rpm, MINUTE_MS),
-      tokens: this.limiter.peek(`${accountId}:tpm`, tier.config.tpm, MINUTE_MS),
+      requests: this.requests.peek(accountId, tier.config.rpm, MINUTE_MS),
+      tokens: this.tokens.peek(accountId, tier.config.tpm, MINUTE_MS),
       concurrency: { limit: tier.config.concurrency, inUse: this.inFlight.get(accountId) ?? 0 },
     };
   }

@@ -549,7 +549,7 @@ function completionJson(modelId: string, runs: readonly ChoiceRun[], contents: r
   }
   return (
     `{"id":"${newCompletionId()}","object":"chat.completion","created":${unixSecNow()},` +
-    `"model":${JSON.stringify(modelId)},"choices":[${choices}],"usage":${JSON.stringify(usageBody(usage))},` +
+    `"model":${JSON.stringify(modelId)},"choices":[${choices}],"usage":${usageJson(usage)},` +
     `"service_tier":"default","system_fingerprint":"${SYSTEM_FINGERPRINT}"}`
   );
 }
@@ -558,6 +558,16 @@ function usageOf(call: BackendCall, runs: readonly ChoiceRun[]): Usage {
   let completionTokens = 0;
   for (const run of runs) completionTokens += run.tokens;
   return { promptTokens: call.promptTokens, completionTokens };
+}
+
+/** usageBody as JSON text, without building the object (the echo benchmark path). */
+function usageJson(usage: Usage): string {
+  return (
+    `{"prompt_tokens":${usage.promptTokens},"completion_tokens":${usage.completionTokens},` +
+    `"total_tokens":${usage.promptTokens + usage.completionTokens},` +
+    `"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":` +
+    `{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}`
+  );
 }
 
 function usageBody(usage: Usage): object {

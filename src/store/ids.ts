@@ -30,3 +30,12 @@ export function randomBase62(length: number): string {
 export function newId(prefix: 'acct' | 'key' | 'usage' | 'code'): string {
   return `${prefix}_${randomBase62(20)}`;
 }
+
+/**
+ * Ids for rows written at a high rate (usage records): a fixed-width time prefix, so new
+ * rows land at the end of the primary-key index instead of on a random page of it (which,
+ * once the index outgrows SQLite's page cache, costs a disk read per insert).
+ */
+export function newTimeOrderedId(prefix: 'usage'): string {
+  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(12)}`;
+}

@@ -19,6 +19,17 @@ describe('pricing', () => {
     expect(costMicros(prices, 123_456_789, 987_654_321)).toBe(Number(expected));
   });
 
+  it('takes the BigInt path beyond 2^53 and agrees with it below', () => {
+    const prices = { inputPerMTokMicros: 9_000_000_000_000, outputPerMTokMicros: 1 };
+    const expected = (5_000_000n * 9_000_000_000_000n + 3n + 999_999n) / 1_000_000n;
+    expect(costMicros(prices, 5_000_000, 3)).toBe(Number(expected));
+    for (const [p, c] of [[999_999, 1], [1_000_000, 0], [1_000_001, 0], [4_503_599_627, 1]] as const) {
+      const small = { inputPerMTokMicros: 1_000_000, outputPerMTokMicros: 999_999 };
+      const big = (BigInt(p) * 1_000_000n + BigInt(c) * 999_999n + 999_999n) / 1_000_000n;
+      expect(costMicros(small, p, c)).toBe(Number(big));
+    }
+  });
+
   it('converts and formats credits', () => {
     expect(creditsToMicros(2.5)).toBe(2_500_000);
     expect(creditsToMicros(0.000001)).toBe(1);

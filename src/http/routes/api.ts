@@ -45,8 +45,8 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
 
 /** Steps 1–2: the key's account, allowed to use the API under its tier. */
 export async function authenticateForApi(services: AppServices, authorization: string | undefined): Promise<ApiPrincipal> {
-  const principal = await services.authenticator.authenticate(authorization);
-  const tier = services.tiers.of(principal.account);
-  assertMayUseApi(principal.account, tier);
-  return { ...principal, tier };
+  const { key, account } = await services.authenticator.authenticate(authorization);
+  const tier = services.tiers.of(account);
+  assertMayUseApi(account, tier);
+  return { key, account, tier };
 }

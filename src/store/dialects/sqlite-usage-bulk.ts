@@ -1,0 +1,58 @@
+// recordUsage on SQLite with prepared statements in one synchronous transaction. Same
+// semantics as the Kysely path in kysely-store.ts (see Store.recordUsage); the caller holds
+// Kysely's connection lock, so no other query runs on the handle meanwhile.
+import type SqliteDatabase from 'better-sqlite3';
+import { checkMicros } from '../../billing/money.js';
+import { NotFoundInStoreError, type UsageRecord } from '../store.js';
+import { planUsageCharges } from '../usage-rows.js';
+
+type Write = (records: readonly UsageRecord[], at: string) => void;
+
+export class SqliteUsageBulk {
+  private write: SqliteDatabase.Transaction<Write> | undefined;
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+
+  recordUsage(records: readonly UsageRecord[], at: string): void {
+    // IMMEDIATE takes the write lock up front, so a CLI write in between cannot turn this
+    // read-then-write transaction into SQLITE_BUSY_SNAPSHOT.
+    (this.write ??= this.prepare()).immediate(records, at);
+  }
+
+  /** Prepared on first use: the tables exist only once migrations ran. */
+  private prepare(): SqliteDatabase.Transaction<Write> {
+    const insertUsage = this.sqlite.prepare(
+      `INSERT INTO usage_records (id, request_id, account_id, key_id, model, prompt_tokens, completion_tokens,
+         cost_micros, latency_ms, status, streamed, finish_reason, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
+    );
+    const selectBalance = this.sqlite.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM accounts WHERE id = ?');
+    const insertLedger = this.sqlite.prepare(
+      `INSERT INTO ledger_entries (account_id, kind, amount_micros, reason, reference, created_at)
+       VALUES (@account_id, @kind, @amount_micros, @reason, @reference, @created_at)`,
+    );
+    const debitBalance = this.sqlite.prepare('UPDATE accounts SET balance_micros = balance_micros - ? WHERE id = ?');
+
+    return this.sqlite.transaction<Write>((records, at) => {
+      const balances = new Map<string, number>();
+      for (const record of records) {
+        if (balances.has(record.accountId)) continue;
+        const row = selectBalance.get(record.accountId);
+        if (!row) throw new NotFoundInStoreError('account', record.accountId);
+        balances.set(record.accountId, checkMicros(Number(row.balance_micros)));
+      }
+      // Positional parameters: binding an object by name costs more than the insert.
+      const inserted = records.filter(
+        (r) =>
+          insertUsage.run(
+            r.id, r.requestId, r.accountId, r.keyId, r.model, r.promptTokens, r.completionTokens,
+            r.costMicros, r.latencyMs, r.status, r.streamed ? 1 : 0, r.finishReason, r.createdAt,
+          ).changes === 1,
+      );
+      const { entries, chargedByAccount } = planUsageCharges(inserted, balances, at);
+      for (const entry of entries) insertLedger.run(entry);
+      for (const [accountId, chargedMicros] of chargedByAccount) debitBalance.run(chargedMicros, accountId);
+    });
+  }
+}

@@ -1,0 +1,57 @@
+// Usage records as rows, and the ledger entries a batch of them adds: shared by the
+// Kysely path (PostgreSQL) and the prepared-statement path (SQLite).
+import type { Insertable } from 'kysely';
+import type { UsageRecord } from './store.js';
+import type { LedgerEntriesTable, UsageRecordsTable } from './tables.js';
+
+/**
+ * The ledger side of a usage batch: one 'usage' entry per newly stored record with a
+ * cost, each capped at the balance left (the request path reserves before it spends, so
+ * a cap means the balance was taken elsewhere meanwhile; the record keeps its full cost).
+ * `balances` is updated in place.
+ */
+export function planUsageCharges(
+  inserted: readonly UsageRecord[],
+  balances: Map<string, number>,
+  at: string,
+): { entries: Insertable<LedgerEntriesTable>[]; chargedByAccount: Map<string, number> } {
+  const entries: Insertable<LedgerEntriesTable>[] = [];
+  const chargedByAccount = new Map<string, number>();
+  for (const record of inserted) {
+    if (record.costMicros === 0) continue;
+    const balanceMicros = balances.get(record.accountId)!;
+    const chargedMicros = Math.min(record.costMicros, balanceMicros);
+    balances.set(record.accountId, balanceMicros - chargedMicros);
+    if (chargedMicros > 0) chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + chargedMicros);
+    entries.push({
+      account_id: record.accountId,
+      kind: 'usage',
+      amount_micros: chargedMicros === 0 ? 0 : -chargedMicros,
+      reason:
+        chargedMicros < record.costMicros
+          ? `${record.model}: capped at the balance left (cost ${record.costMicros} micros)`
+          : record.model,
+      reference: record.id,
+      created_at: at,
+    });
+  }
+  return { entries, chargedByAccount };
+}
+
+export function toUsageRow(record: UsageRecord): UsageRecordsTable {
+  return {
+    id: record.id,
+    request_id: record.requestId,
+    account_id: record.accountId,
+    key_id: record.keyId,
+    model: record.model,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    cost_micros: record.costMicros,
+    latency_ms: record.latencyMs,
+    status: record.status,
+    streamed: record.streamed ? 1 : 0,
+    finish_reason: record.finishReason,
+    created_at: record.createdAt,
+  };
+}
