@@ -24,21 +24,32 @@ export class Authenticator {
     private readonly lastUsed: LastUsedTracker,
   ) {}
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  /**
+   * The principal, synchronously when key and account are cached (the hot path: no
+   * promise, no await), else after loading them from the store. Throws (or rejects)
+   * with the 401 errors.
+   */
+  authenticate(authorization: string | undefined): Principal | Promise<Principal> {
     const secret = parseBearer(authorization);
     const hash = this.hashBySecret.get(secret) ?? this.hashNewSecret(secret);
+    const key = this.cache.getKey(hash);
+    if (key === undefined) return this.loadKey(hash).then((loaded) => this.principalOf(loaded));
+    return this.principalOf(key);
+  }
 
-    let key = this.cache.getKey(hash);
-    if (key === undefined) {
-      key = (await this.store.findKeyByHash(hash)) ?? null;
-      this.cache.putKey(hash, key ?? undefined);
-    }
+  private principalOf(key: ApiKeyRecord | null): Principal | Promise<Principal> {
     if (key === null) throw new InvalidApiKeyError();
     if (key.revokedAt !== null) throw new KeyRevokedError();
-
-    const account = this.cache.getAccount(key.accountId) ?? (await this.loadAccount(key.accountId));
     this.lastUsed.touch(key.id);
-    return { key, account };
+    const account = this.cache.getAccount(key.accountId);
+    if (account) return { key, account };
+    return this.loadAccount(key.accountId).then((loaded) => ({ key, account: loaded }));
+  }
+
+  private async loadKey(hash: string): Promise<ApiKeyRecord | null> {
+    const key = (await this.store.findKeyByHash(hash)) ?? null;
+    this.cache.putKey(hash, key ?? undefined);
+    return key;
   }
 
   private hashNewSecret(secret: string): string {

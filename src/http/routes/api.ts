@@ -33,10 +33,34 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     }
     // Steps 1–3 for every API route, before the body is even read: who is calling, may
     // they, and is there room in their requests per minute.
-    api.addHook('onRequest', async (request, reply) => {
-      request.principal = await authenticateForApi(services, request.headers.authorization);
-      const { account, tier } = request.principal;
-      reply.headers(rateLimitHeaders(services.limits.takeRequest(account.id, tier)));
+    // Callback style, not async: with key and account cached the hook finishes without a
+    // promise, which on this path is measurably cheaper.
+    api.addHook('onRequest', (request, reply, done) => {
+      const admit = (principal: ApiPrincipal): void => {
+        request.principal = principal;
+        reply.headers(rateLimitHeaders(services.limits.takeRequest(principal.account.id, principal.tier)));
+      };
+      let principal: ApiPrincipal | Promise<ApiPrincipal>;
+      try {
+        principal = authenticateForApi(services, request.headers.authorization);
+        if (!(principal instanceof Promise)) {
+          admit(principal);
+          return done();
+        }
+      } catch (err) {
+        return done(err as Error);
+      }
+      principal.then(
+        (loaded) => {
+          try {
+            admit(loaded);
+            done();
+          } catch (err) {
+            done(err as Error);
+          }
+        },
+        (err: unknown) => done(err as Error),
+      );
     });
     chatCompletionsRoute(api, services);
     modelRoutes(api, services);
@@ -44,8 +68,12 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
 }
 
 /** Steps 1–2: the key's account, allowed to use the API under its tier. */
-export async function authenticateForApi(services: AppServices, authorization: string | undefined): Promise<ApiPrincipal> {
-  const { key, account } = await services.authenticator.authenticate(authorization);
+export function authenticateForApi(services: AppServices, authorization: string | undefined): ApiPrincipal | Promise<ApiPrincipal> {
+  const principal = services.authenticator.authenticate(authorization);
+  return principal instanceof Promise ? principal.then((loaded) => withTier(services, loaded)) : withTier(services, principal);
+}
+
+function withTier(services: AppServices, { key, account }: Principal): ApiPrincipal {
   const tier = services.tiers.of(account);
   assertMayUseApi(account, tier);
   return { key, account, tier };

@@ -59,19 +59,27 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
 }
 
 function backendCall(chat: BackendCall['request'], modelId: string, plan: { promptTokens: number; maxOutputTokens: number }, reply: FastifyReply): BackendCall {
-  let signal: AbortSignal | undefined;
-  return {
-    request: chat,
-    modelId,
-    promptTokens: plan.promptTokens,
-    maxOutputTokens: plan.maxOutputTokens,
-    includeUsage: chat.stream === true && chat.stream_options?.include_usage === true,
-    // Created on first use: an AbortController and a socket listener cost more than a
-    // whole instant answer, and backends that finish synchronously never look.
-    get signal() {
-      return (signal ??= abortOnDisconnect(reply));
-    },
-  };
+  return new ClientCall(chat, modelId, plan.promptTokens, plan.maxOutputTokens, chat.stream === true && chat.stream_options?.include_usage === true, reply);
+}
+
+/** A BackendCall whose abort signal is created on first use (a class: one shape for all). */
+class ClientCall implements BackendCall {
+  private abortSignal: AbortSignal | undefined;
+
+  constructor(
+    readonly request: BackendCall['request'],
+    readonly modelId: string,
+    readonly promptTokens: number,
+    readonly maxOutputTokens: number,
+    readonly includeUsage: boolean,
+    private readonly reply: FastifyReply,
+  ) {}
+
+  // An AbortController and a socket listener cost more than a whole instant answer, and
+  // backends that finish synchronously never look.
+  get signal(): AbortSignal {
+    return (this.abortSignal ??= abortOnDisconnect(this.reply));
+  }
 }
 
 /** Steps 7–8 without streaming: the whole answer, then the bill. */
