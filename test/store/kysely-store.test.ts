@@ -1,54 +1,10 @@
 // The Store interface, run once against SQLite (a temporary file) and once against the real
 // PostgreSQL server: one implementation serves both, so both must behave the same.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key.js';
-import { openStore } from '../../src/store/kysely-store.js';
 import { NotFoundInStoreError, type ApiKeyRecord, type Store } from '../../src/store/store.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
 
-interface OpenedStore {
-  store: Store;
-  /** A second, independent handle on the same database (as the CLI beside a server). */
-  openAnother(): Store;
-  cleanup(): Promise<void>;
-}
-
-interface Backend {
-  name: 'sqlite' | 'postgres';
-  open(): Promise<OpenedStore>;
-}
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'lmgate-store-'));
-      const location = { sqlitePath: join(dir, 'lmgate.db') };
-      return {
-        store: openStore(location),
-        openAnother: () => openStore(location),
-        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: 'postgres',
-    open: async () => {
-      const database = await createTestDatabase();
-      const location = { databaseUrl: database.url, sqlitePath: '/nonexistent/never-used.db' };
-      return {
-        store: openStore(location),
-        openAnother: () => openStore(location),
-        cleanup: async () => {
-          await database.drop();
-        },
-      };
-    },
-  },
-];
 
 /** Runs `fn` with the clock reading `iso` (only Date is faked; I/O timers stay real). */
 async function at<T>(iso: string, fn: () => Promise<T>): Promise<T> {

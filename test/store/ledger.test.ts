@@ -2,13 +2,10 @@
 // charges. Run once against SQLite (a temporary file) and once against the real PostgreSQL
 // server. The invariant of DESIGN "Money is a ledger" (the balance equals the sum of its
 // entries, and never goes below zero) is checked after every operation.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/store/ids.js';
-import { KyselyStore, openStore } from '../../src/store/kysely-store.js';
+import { KyselyStore } from '../../src/store/kysely-store.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import {
   BalanceWouldGoNegativeError,
@@ -18,48 +15,8 @@ import {
   type Store,
   type UsageRecord,
 } from '../../src/store/store.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
 
-interface OpenedStore {
-  store: Store;
-  /** A second, independent handle on the same database (another instance, the CLI). */
-  openAnother(): Store;
-  cleanup(): Promise<void>;
-}
-
-interface Backend {
-  name: 'sqlite' | 'postgres';
-  open(): Promise<OpenedStore>;
-}
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'lmgate-ledger-'));
-      const location = { sqlitePath: join(dir, 'lmgate.db') };
-      return {
-        store: openStore(location),
-        openAnother: () => openStore(location),
-        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: 'postgres',
-    open: async () => {
-      const database = await createTestDatabase();
-      const location = { databaseUrl: database.url, sqlitePath: '/nonexistent/never-used.db' };
-      return {
-        store: openStore(location),
-        openAnother: () => openStore(location),
-        cleanup: async () => {
-          await database.drop();
-        },
-      };
-    },
-  },
-];
 
 const UNKNOWN_ACCOUNT = 'acct_00000000000000000000';
 
