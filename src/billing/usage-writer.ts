@@ -2,7 +2,7 @@
 // written in batches (one transaction each) every `flushIntervalMs`, or sooner when many
 // are waiting, and on shutdown. A record is acknowledged only once its batch committed;
 // a crash loses at most the queued (unbilled) records and never half a batch.
-import type { UsageRecord, Store } from '../store/store.js';
+import { NotFoundInStoreError, type Store, type UsageRecord } from '../store/store.js';
 import type { MemoryCreditBook } from './reservations.js';
 
 export interface UsageWriterOptions {
@@ -74,8 +74,15 @@ export class UsageWriter {
         [...chargedByAccount].forEach(([accountId, charged], i) => this.book.markFlushed(accountId, charged, stored[i]!));
       })
       .catch((err: unknown) => {
-        // Keep the records (ids make a retry safe) and try again on the next tick.
-        this.queue.unshift(...batch);
+        if (err instanceof NotFoundInStoreError) {
+          // An account deleted by hand would block every later batch; its records can
+          // never be stored, so they are dropped (and reported), the rest retried.
+          const gone = err.ref;
+          this.queue.unshift(...batch.filter((record) => record.accountId !== gone));
+        } else {
+          // Keep the records (ids make a retry safe) and try again on the next tick.
+          this.queue.unshift(...batch);
+        }
         throw err;
       });
   }

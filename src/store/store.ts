@@ -143,7 +143,10 @@ export interface Store {
 }
 
 export class NotFoundInStoreError extends Error {
-  constructor(what: string, ref: string) {
+  constructor(
+    what: string,
+    readonly ref: string,
+  ) {
     super(`no ${what} ${JSON.stringify(ref)}`);
     this.name = 'NotFoundInStoreError';
   }

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryCreditBook } from '../../src/billing/reservations.js';
+import { UsageWriter } from '../../src/billing/usage-writer.js';
+import { newTimeOrderedId } from '../../src/store/ids.js';
+import { openStore } from '../../src/store/kysely-store.js';
+import type { Store, UsageRecord } from '../../src/store/store.js';
+
+let dir: string;
+let store: Store;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'lmgate-writer-'));
+  store = openStore({ sqlitePath: join(dir, 'lmgate.db') });
+  await store.migrate();
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function record(accountId: string, costMicros: number): UsageRecord {
+  return {
+    id: newTimeOrderedId('usage'),
+    requestId: 'req_test',
+    accountId,
+    keyId: 'key_test',
+    model: 'demo-echo',
+    promptTokens: 10,
+    completionTokens: 5,
+    costMicros,
+    latencyMs: 1,
+    status: 200,
+    streamed: false,
+    finishReason: 'stop',
+    createdAt: new Date().toISOString(),
+  };
+}
+
+describe('usage writer', () => {
+  it('settled charges reach the store and the book agrees with it afterwards', async () => {
+    const account = await store.createAccount({ email: 'w@example.test', tier: 'free' });
+    await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000, reason: 'test' });
+    const book = new MemoryCreditBook(store);
+    const writer = new UsageWriter(store, book, { onError: (err) => { throw err; } });
+    const reservation = await book.reserve(account.id, 300);
+    book.settle(reservation, 120);
+    writer.enqueue(record(account.id, 120));
+    expect(await book.snapshot(account.id)).toEqual({ balanceMicros: 880, reservedMicros: 0 });
+    expect(await store.balanceOf(account.id)).toBe(1_000);
+
+    await writer.flush();
+    expect(await store.balanceOf(account.id)).toBe(880);
+    expect(await store.sumLedger(account.id)).toBe(880);
+    expect(await book.snapshot(account.id)).toEqual({ balanceMicros: 880, reservedMicros: 0 });
+    expect(writer.pending).toBe(0);
+  });
+
+  it('drops the records of an account that no longer exists instead of blocking the queue', async () => {
+    const account = await store.createAccount({ email: 'x@example.test', tier: 'free' });
+    await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000, reason: 'test' });
+    const errors: unknown[] = [];
+    const writer = new UsageWriter(store, new MemoryCreditBook(store), { onError: (err) => errors.push(err) });
+    writer.enqueue(record('acct_gone0000000000000000', 10));
+    writer.enqueue(record(account.id, 10));
+
+    await expect(writer.flush()).rejects.toThrow(/acct_gone/);
+    await writer.flush();
+    expect(writer.pending).toBe(0);
+    expect(await store.listUsage(account.id)).toHaveLength(1);
+    expect(await store.balanceOf(account.id)).toBe(990);
+  });
+});
