@@ -129,7 +129,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => {
     clearInterval(flushTimer);
     await changeFeed.stop();
-    await Promise.all([lastUsed.flush(), writer.close()]);
+    await Promise.all([lastUsed.flush(), writer.close(), services.catalog.close()]);
   });
   return app;
 }

@@ -23,6 +23,38 @@ const demoModel = z
   })
   .strict();
 
+const deployment = z
+  .object({
+    url: z.string().url(), // the upstream's OpenAI base URL, ending in /v1
+    model: z.string().min(1), // the upstream's name for the model
+    api_key_env: z.string().min(1).optional(), // environment variable holding its API key
+    weight: z.number().positive().default(1),
+    max_concurrent: z.number().int().positive().default(64),
+    timeouts: z
+      .object({
+        connect_ms: z.number().int().positive().default(5_000),
+        first_byte_ms: z.number().int().positive().default(60_000),
+        idle_ms: z.number().int().positive().default(30_000), // between streamed chunks
+        total_ms: z.number().int().positive().default(600_000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+/** A model served by OpenAI-compatible upstreams (vLLM, Ollama, llama.cpp, OpenAI...). */
+const upstreamModel = z
+  .object({
+    backend: z.literal('openai').default('openai'),
+    deployments: z.array(deployment).min(1),
+    context: z.number().int().positive().default(128_000),
+    max_output: z.number().int().positive().default(16_384),
+    price: price.default({ input: 0, output: 0 }),
+    owned_by: z.string().default('lmgate'),
+    description: z.string().optional(),
+  })
+  .strict();
+
 const tier = z
   .object({
     rpm: z.number().int().positive(), // requests per minute
@@ -86,7 +118,7 @@ export const configSchema = z
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
       pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
     }),
-    models: z.record(z.string().min(1).max(200), demoModel).default({
+    models: z.record(z.string().min(1).max(200), z.union([demoModel, upstreamModel])).default({
       'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
       'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
     }),
@@ -100,4 +132,6 @@ export const configSchema = z
 
 export type Config = z.output<typeof configSchema>;
 export type TierConfig = z.output<typeof tier>;
-export type ModelConfig = z.output<typeof demoModel>;
+export type DemoModelConfig = z.output<typeof demoModel>;
+export type UpstreamModelConfig = z.output<typeof upstreamModel>;
+export type ModelConfig = DemoModelConfig | UpstreamModelConfig;

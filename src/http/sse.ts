@@ -17,7 +17,8 @@ export function startEventStream(res: ServerResponse, headers: Record<string, st
   res.flushHeaders();
 }
 
-export function eventSink(res: ServerResponse): ChunkSink {
+/** A sink writing to `res`; `beforeFirst` runs before the first event (to send headers). */
+export function eventSink(res: ServerResponse, beforeFirst: () => void): ChunkSink {
   // Chunks produced in one synchronous burst (a fast backend, a batch from upstream) go
   // out in one write instead of one syscall each; a paced stream still flushes per tick.
   let corked = false;
@@ -27,6 +28,7 @@ export function eventSink(res: ServerResponse): ChunkSink {
   };
   return {
     send: (json) => {
+      beforeFirst();
       if (!corked) {
         corked = true;
         res.cork();

@@ -54,6 +54,11 @@ export interface ChatBackend {
    * one await costs more than an entire echo answer.
    */
   complete(call: BackendCall): CompletionResult | Promise<CompletionResult>;
-  /** Streams chunks into the sink; never writes `[DONE]` (the route does). */
+  /**
+   * Streams chunks into the sink; never writes `[DONE]` (the route does). Rejects, having
+   * sent nothing, when it cannot start (the client then gets a plain error response).
+   */
   stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult>;
+  /** Releases connections (upstream pools) at shutdown. */
+  close?(): Promise<void>;
 }

@@ -1,9 +1,14 @@
 // The models lmgate offers, built once from config: id → backend, limits and prices.
-import type { Config } from '../config/schema.js';
+import { ConfigError, readSecretEnv } from '../config/load.js';
+import type { Config, ModelConfig } from '../config/schema.js';
 import { creditsToMicros } from '../billing/money.js';
 import { ModelNotFoundError } from '../errors.js';
 import type { ChatBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
+import { createOpenAICompatibleBackend } from './openai-compatible-backend.js';
+
+/** Looks up a secret by the environment variable a config entry names (`*_env`). */
+export type SecretReader = (name: string) => string | undefined;
 
 export interface ModelEntry {
   id: string;
@@ -24,7 +29,7 @@ const CATALOG_CREATED_UNIX_SEC = 1_767_225_600; // 2026-01-01T00:00:00Z
 export class ModelCatalog {
   private readonly models = new Map<string, ModelEntry>();
 
-  constructor(config: Config) {
+  constructor(config: Config, readSecret: SecretReader = readSecretEnv) {
     for (const [id, model] of Object.entries(config.models)) {
       const entry: Omit<ModelEntry, 'json'> = {
         id,
@@ -34,7 +39,7 @@ export class ModelCatalog {
         maxOutputTokens: model.max_output,
         inputPerMTokMicros: creditsToMicros(model.price.input),
         outputPerMTokMicros: creditsToMicros(model.price.output),
-        backend: createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens }),
+        backend: backendFor(id, model, readSecret),
       };
       this.models.set(id, { ...entry, json: toModelObject(entry, model.price) });
     }
@@ -50,6 +55,40 @@ export class ModelCatalog {
   list(): ModelEntry[] {
     return [...this.models.values()];
   }
+
+  async close(): Promise<void> {
+    await Promise.all(this.list().map((model) => model.backend.close?.()));
+  }
+}
+
+function backendFor(id: string, model: ModelConfig, readSecret: SecretReader): ChatBackend {
+  if (model.backend === 'demo') {
+    return createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens });
+  }
+  return createOpenAICompatibleBackend({
+    deployments: model.deployments.map((deployment, index) => {
+      let apiKey: string | undefined;
+      if (deployment.api_key_env) {
+        apiKey = readSecret(deployment.api_key_env);
+        if (!apiKey) {
+          throw new ConfigError([`models.${id}.deployments.${index}.api_key_env: ${deployment.api_key_env} is not set`]);
+        }
+      }
+      return {
+        url: deployment.url.replace(/\/+$/, ''),
+        model: deployment.model,
+        apiKey,
+        weight: deployment.weight,
+        maxConcurrent: deployment.max_concurrent,
+        timeouts: {
+          connectMs: deployment.timeouts.connect_ms,
+          firstByteMs: deployment.timeouts.first_byte_ms,
+          idleMs: deployment.timeouts.idle_ms,
+          totalMs: deployment.timeouts.total_ms,
+        },
+      };
+    }),
+  });
 }
 
 function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; output: number }): Record<string, unknown> {

@@ -130,7 +130,11 @@ describe('streams', () => {
     expect(res.headers.get('x-ratelimit-remaining')).toBeTruthy();
     const reader = res.body!.getReader();
     let received = '';
-    while ((received.match(/"content":"[^"]/g) ?? []).length < 5) received += new TextDecoder().decode((await reader.read()).value);
+    while ((received.match(/"content":"[^"]/g) ?? []).length < 5) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended early: ${received}`);
+      received += new TextDecoder().decode(value);
+    }
     controller.abort();
 
     // The server notices the disconnect and settles; wait until the usage record is written.

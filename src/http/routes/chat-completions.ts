@@ -10,7 +10,7 @@ import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import { UnsupportedMediaTypeError } from '../../errors.js';
 import type { BackendCall, ChatBackend, CompletionResult } from '../../models/backend.js';
-import { renderStreamError } from '../error-reply.js';
+import { isExpectedError, renderError, renderStreamError } from '../error-reply.js';
 import { endEventStream, eventSink, startEventStream } from '../sse.js';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -102,7 +102,11 @@ function completeNow(backend: ChatBackend, call: BackendCall, metered: MeteredRe
   });
 }
 
-/** Steps 7–8 streaming: SSE from the backend, then the bill for what was generated. */
+/**
+ * Steps 7–8 streaming: SSE from the backend, then the bill for what was generated. The
+ * status line waits for the first chunk, so a backend that fails before it (every
+ * upstream down, an upstream 4xx) still answers with its own status and error body.
+ */
 async function streamCompletion(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -111,18 +115,31 @@ async function streamCompletion(
   metered: MeteredRequest,
 ): Promise<FastifyReply> {
   reply.hijack();
-  // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
-  startEventStream(reply.raw, reply.getHeaders() as Record<string, string>);
+  const res = reply.raw;
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
+    startEventStream(res, reply.getHeaders() as Record<string, string>);
+  };
   try {
-    const result = await backend.stream(call, eventSink(reply.raw));
+    const result = await backend.stream(call, eventSink(res, start));
+    start();
     const status = result.error ? result.error.status : call.signal.aborted ? CLIENT_CLOSED : 200;
     metered.finish(result.usage, status, result.finishReason);
-    endEventStream(reply.raw, result.error && renderStreamError(result.error, request.id));
+    endEventStream(res, result.error && renderStreamError(result.error, request.id));
   } catch (err) {
-    // The status line is gone: the failure becomes the stream's last event.
-    request.log.error({ err, request_id: request.id }, 'stream failed');
-    metered.finish(NO_USAGE, 500, null);
-    endEventStream(reply.raw, renderStreamError(err, request.id));
+    metered.finish(NO_USAGE, statusOf(err, call), null);
+    if (!isExpectedError(err)) request.log.error({ err, request_id: request.id }, 'stream failed');
+    if (started) {
+      // The status line is gone: the failure becomes the stream's last event.
+      endEventStream(res, renderStreamError(err, request.id));
+    } else if (!res.destroyed) {
+      const rendered = renderError(err, request.id);
+      res.writeHead(rendered.status, { ...(reply.getHeaders() as Record<string, string>), ...rendered.headers, 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(rendered.body));
+    }
   }
   return reply;
 }

@@ -1,0 +1,200 @@
+// A model server we can't run in tests, faked on loopback: a real node:http server that
+// speaks OpenAI's chat wire format (JSON and SSE) and can be told to misbehave.
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeUpstreamBehaviour {
+  /** Answer with this status instead of a completion (500, 429, 400...). */
+  status?: number;
+  /** Sent as the error body's `error.message` with a non-2xx status. */
+  errorMessage?: string;
+  /** Retry-After header, with status 429. */
+  retryAfter?: string;
+  /** Send a broken body: truncated JSON, or an SSE event whose data is not JSON. */
+  malformed?: boolean;
+  /** Wait this long before the status line. */
+  firstByteDelayMs?: number;
+  /** Streaming: send the 200 headers, then destroy the socket before any event. */
+  dropAfterHeaders?: boolean;
+  /** Streaming: destroy the socket after this many content chunks. */
+  dropAfterChunks?: number;
+  /** Never report usage (some Ollama/llama.cpp versions). */
+  noUsage?: boolean;
+  /** The answer's content, one piece per streamed chunk. */
+  pieces?: string[];
+  /** Streaming: wait this long between chunks (a slow trickle). */
+  chunkDelayMs?: number;
+  /** Streaming: line ending of the SSE framing. */
+  lineEnding?: '\n' | '\r\n';
+  /** Streaming: write the SSE bytes in fragments of this size (events cut mid-line). */
+  fragmentBytes?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  /** Resolves when the connection for this request is gone; true if before the answer ended. */
+  closed: Promise<boolean>;
+}
+
+export interface FakeUpstream {
+  /** Base URL ending in /v1. */
+  url: string;
+  /** host:port, to check it never leaks. */
+  hostPort: string;
+  requests: RecordedRequest[];
+  /** Replaces the behaviour for the following requests. */
+  behave(behaviour: FakeUpstreamBehaviour): void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PIECES = ['Hello', ' from', ' the', ' upstream', '.'];
+/** The usage the fake reports: numbers no tokenizer would produce for DEFAULT_PIECES. */
+export const FAKE_USAGE = { prompt_tokens: 101, completion_tokens: 57, total_tokens: 158 };
+
+export async function startFakeUpstream(initial: FakeUpstreamBehaviour = {}): Promise<FakeUpstream> {
+  let behaviour = initial;
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    let closedEarly: (early: boolean) => void = () => {};
+    const closed = new Promise<boolean>((resolve) => (closedEarly = resolve));
+    res.on('close', () => closedEarly(!res.writableFinished));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, closed });
+      void answer(res, body, behaviour);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    hostPort: `127.0.0.1:${port}`,
+    requests,
+    behave: (next) => {
+      behaviour = next;
+    },
+    close: () => closeServer(server),
+  };
+}
+
+/** A base URL on which nothing listens: connections are refused. */
+export async function refusingUpstreamUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await closeServer(server);
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+async function answer(res: ServerResponse, request: Record<string, unknown>, behaviour: FakeUpstreamBehaviour): Promise<void> {
+  if (behaviour.firstByteDelayMs) {
+    await delay(behaviour.firstByteDelayMs);
+    if (res.destroyed) return;
+  }
+  if (behaviour.status !== undefined && behaviour.status >= 300) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (behaviour.retryAfter !== undefined) headers['retry-after'] = behaviour.retryAfter;
+    res.writeHead(behaviour.status, headers);
+    res.end(
+      JSON.stringify({
+        error: { message: behaviour.errorMessage ?? `fake upstream says ${behaviour.status}`, type: 'invalid_request_error', param: null, code: null },
+      }),
+    );
+    return;
+  }
+  const model = String(request.model);
+  const pieces = behaviour.pieces ?? DEFAULT_PIECES;
+  if (request.stream === true) return streamAnswer(res, request, model, pieces, behaviour);
+
+  res.writeHead(200, { 'content-type': 'application/json' });
+  if (behaviour.malformed) {
+    res.end('{"id":"chatcmpl-fake","object":"chat.completion","choices":[{"index":0,');
+    return;
+  }
+  const completion: Record<string, unknown> = {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, logprobs: null, finish_reason: 'stop' }],
+    system_fingerprint: 'fp_fake',
+  };
+  if (!behaviour.noUsage) completion.usage = FAKE_USAGE;
+  res.end(JSON.stringify(completion));
+}
+
+async function streamAnswer(
+  res: ServerResponse,
+  request: Record<string, unknown>,
+  model: string,
+  pieces: string[],
+  behaviour: FakeUpstreamBehaviour,
+): Promise<void> {
+  const eol = behaviour.lineEnding ?? '\n';
+  const streamOptions = request.stream_options as { include_usage?: boolean } | undefined;
+  const withUsage = streamOptions?.include_usage === true && !behaviour.noUsage;
+  const chunk = (choices: unknown[], usage?: unknown): string => {
+    const body: Record<string, unknown> = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_fake', choices };
+    // OpenAI: with include_usage every chunk carries "usage": null but the last.
+    if (withUsage) body.usage = usage ?? null;
+    return `data: ${JSON.stringify(body)}${eol}${eol}`;
+  };
+  const write = async (text: string): Promise<void> => {
+    if (res.destroyed) return;
+    const size = behaviour.fragmentBytes;
+    if (size === undefined) {
+      res.write(text);
+      return;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    for (let at = 0; at < bytes.length; at += size) {
+      res.write(bytes.subarray(at, at + size));
+      await delay(0);
+    }
+  };
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (behaviour.dropAfterHeaders) {
+    res.flushHeaders();
+    setTimeout(() => res.socket?.destroy(), 10);
+    return;
+  }
+  await write(`: keep-alive comment${eol}${eol}`);
+  await write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]));
+  let sent = 0;
+  for (const piece of pieces) {
+    if (behaviour.chunkDelayMs) await delay(behaviour.chunkDelayMs);
+    if (res.destroyed) return;
+    if (behaviour.dropAfterChunks !== undefined && sent >= behaviour.dropAfterChunks) {
+      // end(), not destroy(): what was written goes out first, then the connection
+      // closes in the middle of the chunked body.
+      res.socket?.end();
+      return;
+    }
+    if (behaviour.malformed && sent === 1) {
+      await write(`data: {"id":"chatcmpl-fake","choices":[{${eol}${eol}`);
+      sent++;
+      continue;
+    }
+    await write(chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
+    sent++;
+  }
+  await write(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]));
+  if (withUsage) await write(chunk([], FAKE_USAGE));
+  await write(`data: [DONE]${eol}${eol}`);
+  res.end();
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
