@@ -9,17 +9,22 @@ const price = z
   })
   .strict();
 
+/** What every model in the catalogue has, whatever serves it. */
+const catalogFields = {
+  context: z.number().int().positive().default(128_000), // context length, tokens
+  max_output: z.number().int().positive().default(16_384), // output tokens at most
+  price: price.default({ input: 0, output: 0 }),
+  owned_by: z.string().default('lmgate'),
+  description: z.string().optional(),
+};
+
 const demoModel = z
   .object({
     backend: z.literal('demo'),
     kind: z.enum(['echo', 'lorem']),
     tokens_per_sec: z.number().nonnegative().default(80),
     default_tokens: z.number().int().positive().default(200),
-    context: z.number().int().positive().default(128_000),
-    max_output: z.number().int().positive().default(16_384),
-    price: price.default({ input: 0, output: 0 }),
-    owned_by: z.string().default('lmgate'),
-    description: z.string().optional(),
+    ...catalogFields,
   })
   .strict();
 
@@ -47,11 +52,7 @@ const upstreamModel = z
   .object({
     backend: z.literal('openai').default('openai'),
     deployments: z.array(deployment).min(1),
-    context: z.number().int().positive().default(128_000),
-    max_output: z.number().int().positive().default(16_384),
-    price: price.default({ input: 0, output: 0 }),
-    owned_by: z.string().default('lmgate'),
-    description: z.string().optional(),
+    ...catalogFields,
   })
   .strict();
 

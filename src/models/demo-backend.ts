@@ -20,6 +20,7 @@ import type {
   StreamResult,
   Usage,
 } from './backend.js';
+import { sleepMs } from './abortable-sleep.js';
 import { splitIntoTokens } from './tokens.js';
 
 export interface DemoBackendOptions {
@@ -433,20 +434,4 @@ function newCompletionId(): string {
 
 function unixSecNow(): number {
   return Math.floor(Date.now() / 1000);
-}
-
-/** Waits, or stops waiting the moment the signal aborts (the timer is cleared). */
-function sleepMs(durationMs: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, durationMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -17,6 +17,7 @@ import {
   type LmgateError,
 } from '../errors.js';
 import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult, Usage } from './backend.js';
+import { sleepMs } from './abortable-sleep.js';
 import { countTextTokens } from './tokens.js';
 
 export interface UpstreamTimeouts {
@@ -704,20 +705,4 @@ function textOfMessage(message: Record<string, unknown>): string {
     }
   }
   return text;
-}
-
-/** Waits, or stops waiting the moment the signal aborts. */
-function sleepMs(durationMs: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, durationMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
