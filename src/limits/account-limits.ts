@@ -63,6 +63,11 @@ export class AccountLimits {
     enforce(this.tokens.take(accountId, tier.config.tpm, MINUTE_MS, promptTokens));
   }
 
+  /** Returns prompt tokens taken by a request that was then refused (402, say). */
+  refundTokens(accountId: string, tier: Tier, promptTokens: number): void {
+    if (promptTokens > 0) this.tokens.charge(accountId, tier.config.tpm, MINUTE_MS, -promptTokens);
+  }
+
   chargeTokens(accountId: string, tier: Tier, completionTokens: number): void {
     if (completionTokens > 0) this.tokens.charge(accountId, tier.config.tpm, MINUTE_MS, completionTokens);
   }

@@ -109,6 +109,17 @@ describe('tokens per minute and concurrency', () => {
     expect(second.status).toBe(429);
   });
 
+  it('requests refused for credits give their prompt tokens back', async () => {
+    const { account, apiKey } = await t.createAccount({ tier: 'narrow', credits: 0 });
+    const body = { model: 'demo-echo', messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten' }] };
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await chat(apiKey, body)).status);
+    expect(statuses).toEqual([402, 402, 402, 402, 402, 402]);
+    await t.store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000_000, reason: 'top up' });
+    await t.syncChanges();
+    expect((await chat(apiKey, body)).status).toBe(200);
+  });
+
   it('a second request while the tier allows one at a time gets 429, and passes once the first ends', async () => {
     const { apiKey } = await t.createAccount({ tier: 'single' });
     const controller = new AbortController();

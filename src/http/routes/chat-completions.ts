@@ -27,6 +27,13 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
     let reservation: Reservation | Promise<Reservation>;
     let call: BackendCall;
     let model;
+    let promptTokensTaken = 0;
+    // A request refused before it reaches a model gives back what it took.
+    const refuse = (err: unknown): never => {
+      services.limits.refundTokens(account.id, tier, promptTokensTaken);
+      releaseSlot();
+      throw err;
+    };
     try {
       requireJsonBody(request);
       const chat = validateChatRequest(request.body);
@@ -34,11 +41,11 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       assertTierAllowsModel(tier, model.id);
       const plan = planTokens(chat, model);
       services.limits.takeTokens(account.id, tier, plan.promptTokens);
+      promptTokensTaken = plan.promptTokens;
       reservation = services.credits.reserve(account.id, worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens));
       call = backendCall(chat, model.id, plan, reply);
     } catch (err) {
-      releaseSlot();
-      throw err;
+      return refuse(err);
     }
 
     const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
@@ -48,12 +55,7 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       reply.type('application/json; charset=utf-8');
       return completeNow(model.backend, call, metered);
     };
-    if (reservation instanceof Promise) {
-      return reservation.then(begin, (err: unknown) => {
-        releaseSlot();
-        throw err;
-      });
-    }
+    if (reservation instanceof Promise) return reservation.then(begin, refuse);
     return begin(reservation);
   });
 }
