@@ -96,23 +96,26 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     const result = (): StreamResult => ({ usage: usageOf(call, runs), finishReason: runs[0]?.finishReason ?? null });
     if (signal.aborted) return result();
     const chunks = new ChunkWriter(newCompletionId(), unixSecNow(), call.modelId, call.includeUsage);
-
-    for (const run of runs) {
-      if (!sink.send(chunks.role(run.index))) {
-        await sink.drained();
-        if (signal.aborted) return result();
-      }
-    }
+    // Waits out a full socket; false when the client left meanwhile. Only a refused send
+    // awaits, so a fast stream costs no promise per chunk.
+    const drained = async (): Promise<boolean> => {
+      await sink.drained();
+      return !signal.aborted;
+    };
     let activeChoices = runs.length;
-    // Choices with nothing to say (empty echo) end before the first token.
-    for (const run of runs) {
-      if (run.finishReason === null) continue;
+    /** Sends the choice's finish chunk once it has a finish reason. */
+    const reportFinish = async (run: ChoiceRun): Promise<boolean> => {
       run.isReported = true;
       activeChoices--;
-      if (!sink.send(chunks.finish(run.index, run.finishReason))) {
-        await sink.drained();
-        if (signal.aborted) return result();
-      }
+      return sink.send(chunks.finish(run.index, run.finishReason!)) || drained();
+    };
+
+    for (const run of runs) {
+      if (!sink.send(chunks.role(run.index)) && !(await drained())) return result();
+    }
+    // Choices with nothing to say (empty echo) end before the first token.
+    for (const run of runs) {
+      if (run.finishReason !== null && !(await reportFinish(run))) return result();
     }
 
     let nextTokenAtMs = performance.now();
@@ -133,17 +136,8 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
       for (const run of runs) {
         if (run.isReported) continue;
         const text = run.step();
-        if (text.length > 0 && !sink.send(chunks.content(run.index, text))) {
-          await sink.drained();
-          if (signal.aborted) return result();
-        }
-        if (run.finishReason === null) continue;
-        run.isReported = true;
-        activeChoices--;
-        if (!sink.send(chunks.finish(run.index, run.finishReason))) {
-          await sink.drained();
-          if (signal.aborted) return result();
-        }
+        if (text.length > 0 && !sink.send(chunks.content(run.index, text)) && !(await drained())) return result();
+        if (run.finishReason !== null && !(await reportFinish(run))) return result();
       }
     }
 

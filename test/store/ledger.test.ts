@@ -17,7 +17,6 @@ import {
 } from '../../src/store/store.js';
 import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
 
-
 const UNKNOWN_ACCOUNT = 'acct_00000000000000000000';
 
 describe.each(backends)('credits in the store on $name', (backend) => {
