@@ -1,96 +1,61 @@
-// `npm run bench`: wrk against a started lmgate (the compiled server in its own process)
-// and against a bare Fastify route answering a same-sized JSON body, measured in the same
-// run. Prints a table with lmgate's throughput as a ratio to the baseline. wrk (Debian's
-// package) rather than a Node load generator: it needs a fraction of the CPU per request,
-// so on a 2-core machine the servers, not the load generator, set the pace.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// `npm run bench`: wrk against the compiled lmgate in its own process, with auth, rate
+// limits and metering on, in two groups measured in one run:
+// - demo models: lmgate's demo-echo beside a bare Fastify route answering a same-sized body;
+// - upstream: a minimal mock model server measured directly, behind the thinnest node:http
+//   pass-through proxy, and behind lmgate; non-streaming and streaming, at concurrency 1
+//   (latency, time to first chunk) and at saturation (throughput, CPU per request).
+// Scenarios run interleaved for several rounds and each figure is the median (VM noise).
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measureFirstChunk } from './first-chunk.js';
+import { cpuSeconds, hasTaskset, ROOT, startServer, type Server } from './processes.js';
+import { wrk, type WrkFigures } from './wrk.js';
 
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
-/** Scenarios run interleaved this many times; the median round is reported (VM noise). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROOT = new URL('..', import.meta.url).pathname;
+/** Requests per round for the time-to-first-chunk figures. */
+const FIRST_CHUNK_REQUESTS = Number(process.env.BENCH_FIRST_CHUNK_REQUESTS ?? 2000);
 
-interface Figures {
-  name: string;
-  requestsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-}
-
-/** Servers on core 0, the load generator on core 1 (when taskset exists and there are 2+ cores). */
-const hasTaskset = spawnSync('taskset', ['-p', String(process.pid)]).status === 0;
-if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
-
-function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const command = hasTaskset ? 'taskset' : process.execPath;
-  const argv = hasTaskset ? ['-c', '0', process.execPath, ...args] : args;
-  const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      seen += data.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
-  });
-}
-
-function wrk(url: string, body: string, headers: Record<string, string>, durationSec: number, scriptDir: string): string {
-  const script = join(scriptDir, 'post.lua');
-  writeFileSync(
-    script,
-    [
-      'wrk.method = "POST"',
-      `wrk.body = ${JSON.stringify(body)}`,
-      ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
-    ].join('\n'),
-  );
-  const argv = ['-t1', `-c${CONNECTIONS}`, `-d${durationSec}s`, '--latency', '-s', script, url];
-  const run = spawnSync(hasTaskset ? 'taskset' : 'wrk', hasTaskset ? ['-c', '1', 'wrk', ...argv] : argv, { encoding: 'utf8' });
-  if (run.error || run.status !== 0) throw new Error(`wrk failed (apt-get install wrk): ${run.error?.message ?? run.stderr}`);
-  return run.stdout;
-}
-
-interface Scenario {
-  name: string;
-  url: string;
-  body: string;
-}
-
-function warmUp(scenario: Scenario, headers: Record<string, string>, scriptDir: string): void {
-  wrk(scenario.url, scenario.body, headers, 2, scriptDir); // JIT, caches, connections
-}
-
-function measure({ name, url, body }: Scenario, headers: Record<string, string>, scriptDir: string): Figures {
-  const out = wrk(url, body, headers, DURATION_SEC, scriptDir);
-  const latencyMs = (percentile: string): number => {
-    const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
-    if (!match) throw new Error(`no p${percentile} in wrk output:\n${out}`);
-    const scale = { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'];
-    return Number(match[1]) * scale;
-  };
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? '0';
-  const socketErrors = /Socket errors: (.*)/.exec(out)?.[1];
-  return {
-    name,
-    requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
-    p50Ms: latencyMs('50'),
-    p99Ms: latencyMs('99'),
-    errors: Number(errors) + (socketErrors ? 1 : 0),
-  };
-}
+const MESSAGES = [{ role: 'user', content: 'Hello there! Please repeat this sentence back to me, word for word.' }];
 
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('build failed');
 
   const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-bench-'));
+  const servers: Server[] = [];
+  const start = async (args: string[], env?: NodeJS.ProcessEnv): Promise<Server> => {
+    const server = await startServer(args, env);
+    servers.push(server);
+    return server;
+  };
+  try {
+    const mock = await start(['--import', 'tsx', 'bench/mock-upstream.ts']);
+    const env = writeConfig(dataDir, mock.url);
+    const secret = createKey(env);
+    const lmgate = await start(['bin/lmgate.js', 'serve'], env);
+    const passThrough = await start(['--import', 'tsx', 'bench/pass-through-proxy.ts', mock.url]);
+    const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+
+    const sample = await fetch(`${lmgate.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'demo-echo', messages: MESSAGES }) });
+    if (sample.status !== 200) throw new Error(`lmgate answered ${sample.status}: ${await sample.text()}`);
+    const responseBytes = (await sample.text()).length;
+    const bare = await start(['--import', 'tsx', 'bench/bare-fastify.ts', String(responseBytes)]);
+
+    const demo = demoGroup(bare, lmgate, headers, dataDir);
+    const upstream = upstreamGroup({ direct: mock, passThrough, lmgate }, headers, dataDir);
+    printDemo(demo, responseBytes);
+    printUpstream(await upstream);
+  } finally {
+    for (const server of servers) server.child.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function writeConfig(dataDir: string, mockUrl: string): NodeJS.ProcessEnv {
   const configPath = join(dataDir, 'lmgate.yaml');
   // Limits far above what the benchmark reaches, so they are checked but never hit.
   writeFileSync(
@@ -101,67 +66,172 @@ async function main(): Promise<void> {
       'tiers:',
       '  bench: { rpm: 100000000, tpm: 100000000000, concurrency: 100000, models: ["*"] }',
       'default_tier: bench',
+      'models:',
+      '  demo-echo: { backend: demo, kind: echo }',
+      '  bench-upstream:',
+      '    price: { input: 0.2, output: 0.6 }',
+      `    deployments: [{ url: "${mockUrl}/v1", model: bench-model, max_concurrent: 100000 }]`,
     ].join('\n'),
   );
-  const env = { LMGATE_CONFIG: configPath, LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' };
+  return { LMGATE_CONFIG: configPath, LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' };
+}
+
+function createKey(env: NodeJS.ProcessEnv): string {
   const cli = (...args: string[]): string => {
     const run = spawnSync(process.execPath, ['bin/lmgate.js', ...args, '--json'], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
     if (run.status !== 0) throw new Error(`lmgate ${args.join(' ')} failed: ${run.stderr}`);
     return run.stdout;
   };
   const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local', '--credits', '1000000')) as { id: string };
-  const { secret } = JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string };
-
-  const children: ChildProcess[] = [];
-  try {
-    const lmgate = await startServer(['bin/lmgate.js', 'serve'], env);
-    children.push(lmgate.child);
-    const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
-    const messages = [{ role: 'user', content: 'Hello there! Please repeat this sentence back to me, word for word.' }];
-    const plainBody = JSON.stringify({ model: 'demo-echo', messages });
-    const streamBody = JSON.stringify({ model: 'demo-echo', messages, stream: true });
-
-    const sample = await fetch(`${lmgate.url}/v1/chat/completions`, { method: 'POST', headers, body: plainBody });
-    if (sample.status !== 200) throw new Error(`lmgate answered ${sample.status}: ${await sample.text()}`);
-    const responseBytes = (await sample.text()).length;
-
-    const bare = await startServer(['--import', 'tsx', 'bench/bare-fastify.ts', String(responseBytes)], {});
-    children.push(bare.child);
-
-    const scenarios: Scenario[] = [
-      { name: 'bare Fastify, same-sized JSON', url: `${bare.url}/v1/chat/completions`, body: plainBody },
-      { name: 'lmgate demo-echo, non-streaming', url: `${lmgate.url}/v1/chat/completions`, body: plainBody },
-      { name: 'lmgate demo-echo, streaming', url: `${lmgate.url}/v1/chat/completions`, body: streamBody },
-    ];
-    for (const scenario of scenarios) warmUp(scenario, headers, dataDir);
-    const rounds = scenarios.map(() => [] as Figures[]);
-    for (let round = 0; round < ROUNDS; round++) {
-      scenarios.forEach((scenario, i) => rounds[i]!.push(measure(scenario, headers, dataDir)));
-    }
-    printTable(rounds.map(medianByThroughput), responseBytes);
-  } finally {
-    for (const child of children) child.kill('SIGTERM');
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  return (JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string }).secret;
 }
 
-function medianByThroughput(runs: Figures[]): Figures {
-  const sorted = [...runs].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
+/** Each scenario measured every round, interleaved; then the median of each figure. */
+function rounds<T>(scenarios: readonly T[], measure: (scenario: T) => WrkFigures): WrkFigures[] {
+  const runs = scenarios.map(() => [] as WrkFigures[]);
+  for (let round = 0; round < ROUNDS; round++) scenarios.forEach((scenario, i) => runs[i]!.push(measure(scenario)));
+  return runs.map((list) => ({
+    requests: median(list.map((run) => run.requests)),
+    requestsPerSec: median(list.map((run) => run.requestsPerSec)),
+    p50Us: median(list.map((run) => run.p50Us)),
+    p99Us: median(list.map((run) => run.p99Us)),
+    errors: Math.max(...list.map((run) => run.errors)),
+  }));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function printTable(rows: Figures[], responseBytes: number): void {
-  const baseline = rows[0]!.requestsPerSec;
-  console.log(
-    `\nwrk, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION_SEC}s rounds, response ~${responseBytes} bytes` +
-      `${hasTaskset ? ', servers on core 0, load on core 1' : ''}\n`,
-  );
+// ---------------------------------------------------------------------------------------
+// Demo models against bare Fastify.
+
+interface DemoRow {
+  name: string;
+  figures: WrkFigures;
+}
+
+function demoGroup(bare: Server, lmgate: Server, headers: Record<string, string>, scriptDir: string): DemoRow[] {
+  const plain = JSON.stringify({ model: 'demo-echo', messages: MESSAGES });
+  const streamed = JSON.stringify({ model: 'demo-echo', messages: MESSAGES, stream: true });
+  const scenarios = [
+    { name: 'bare Fastify, same-sized JSON', url: `${bare.url}/v1/chat/completions`, body: plain },
+    { name: 'lmgate demo-echo, non-streaming', url: `${lmgate.url}/v1/chat/completions`, body: plain },
+    { name: 'lmgate demo-echo, streaming', url: `${lmgate.url}/v1/chat/completions`, body: streamed },
+  ];
+  const run = (scenario: (typeof scenarios)[number], durationSec: number): WrkFigures =>
+    wrk({ url: scenario.url, body: scenario.body, headers, connections: CONNECTIONS, durationSec, scriptDir });
+  for (const scenario of scenarios) run(scenario, 2); // JIT, caches, connections
+  return rounds(scenarios, (scenario) => run(scenario, DURATION_SEC)).map((figures, i) => ({ name: scenarios[i]!.name, figures }));
+}
+
+function printDemo(rows: DemoRow[], responseBytes: number): void {
+  const baseline = rows[0]!.figures.requestsPerSec;
+  console.log(`\n## Demo models\n\nwrk, ${CONNECTIONS} connections, ${describeRounds()}, response ~${responseBytes} bytes\n`);
   console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs bare |');
   console.log('|---|---:|---:|---:|---:|---:|');
-  for (const row of rows) {
-    const ratio = `${((row.requestsPerSec / baseline) * 100).toFixed(0)}%`;
-    console.log(`| ${row.name} | ${row.requestsPerSec.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${ratio} |`);
+  for (const { name, figures } of rows) {
+    const ratio = `${((figures.requestsPerSec / baseline) * 100).toFixed(0)}%`;
+    console.log(`| ${name} | ${figures.requestsPerSec.toFixed(0)} | ${ms(figures.p50Us)} | ${ms(figures.p99Us)} | ${figures.errors} | ${ratio} |`);
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// An upstream model server: directly, behind the pass-through, behind lmgate.
+
+type Path = 'direct' | 'passThrough' | 'lmgate';
+const PATHS: Path[] = ['direct', 'passThrough', 'lmgate'];
+const PATH_NAMES: Record<Path, string> = { direct: 'mock upstream, direct', passThrough: 'node:http pass-through', lmgate: 'lmgate' };
+
+interface UpstreamRow {
+  path: Path;
+  streamed: boolean;
+  latency: WrkFigures;
+  saturated: WrkFigures;
+  /** CPU of the proxy process per request at saturation; null for the direct path. */
+  cpuUsPerRequest: number | null;
+  /** Time to the first chunk at concurrency 1 (streaming only). */
+  firstChunkP50Us: number | null;
+}
+
+async function upstreamGroup(servers: Record<Path, Server>, headers: Record<string, string>, scriptDir: string): Promise<UpstreamRow[]> {
+  const plain = JSON.stringify({ model: 'bench-upstream', messages: MESSAGES });
+  const streamed = JSON.stringify({ model: 'bench-upstream', messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
+  const scenarios = PATHS.flatMap((path) => [false, true].map((isStream) => ({ path, isStream, url: `${servers[path].url}/v1/chat/completions`, body: isStream ? streamed : plain })));
+  const cpu = new Map<(typeof scenarios)[number], number[]>(scenarios.map((scenario) => [scenario, []]));
+
+  for (const scenario of scenarios) wrk({ ...scenario, headers, connections: CONNECTIONS, durationSec: 2, scriptDir });
+  const latency = rounds(scenarios, (scenario) => wrk({ ...scenario, headers, connections: 1, durationSec: DURATION_SEC, scriptDir }));
+  const saturated = rounds(scenarios, (scenario) => {
+    const pid = servers[scenario.path].child.pid!;
+    const before = cpuSeconds(pid);
+    const figures = wrk({ ...scenario, headers, connections: CONNECTIONS, durationSec: DURATION_SEC, scriptDir });
+    cpu.get(scenario)!.push(((cpuSeconds(pid) - before) / figures.requests) * 1e6);
+    return figures;
+  });
+  const firstChunk = new Map<Path, number[]>(PATHS.map((path) => [path, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const path of PATHS) {
+      const figures = await measureFirstChunk(servers[path].url, '/v1/chat/completions', headers, streamed, FIRST_CHUNK_REQUESTS);
+      firstChunk.get(path)!.push(figures.p50Us);
+    }
+  }
+  return scenarios.map((scenario, i) => ({
+    path: scenario.path,
+    streamed: scenario.isStream,
+    latency: latency[i]!,
+    saturated: saturated[i]!,
+    cpuUsPerRequest: scenario.path === 'direct' ? null : median(cpu.get(scenario)!),
+    firstChunkP50Us: scenario.isStream ? median(firstChunk.get(scenario.path)!) : null,
+  }));
+}
+
+function printUpstream(rows: UpstreamRow[]): void {
+  const find = (path: Path, streamed: boolean): UpstreamRow => rows.find((row) => row.path === path && row.streamed === streamed)!;
+  console.log(`\n## Upstream model server\n\nwrk at 1 and ${CONNECTIONS} connections, ${describeRounds()}; first chunk: ${FIRST_CHUNK_REQUESTS} sequential requests per round\n`);
+  console.log('| path | mode | c=1 p50 µs | added µs | first chunk p50 µs | added µs | req/s | p99 ms | proxy CPU µs/req | errors |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const direct = find('direct', row.streamed);
+    const added = row.path === 'direct' ? '–' : (row.latency.p50Us - direct.latency.p50Us).toFixed(0);
+    const first = row.firstChunkP50Us === null ? '–' : row.firstChunkP50Us.toFixed(0);
+    const firstAdded = row.firstChunkP50Us === null || row.path === 'direct' ? '–' : (row.firstChunkP50Us - direct.firstChunkP50Us!).toFixed(0);
+    const cpu = row.cpuUsPerRequest === null ? '–' : row.cpuUsPerRequest.toFixed(0);
+    const errors = row.latency.errors + row.saturated.errors;
+    console.log(
+      `| ${PATH_NAMES[row.path]} | ${row.streamed ? 'streaming' : 'non-streaming'} | ${row.latency.p50Us.toFixed(0)} | ${added} | ${first} | ${firstAdded} | ${row.saturated.requestsPerSec.toFixed(0)} | ${ms(row.saturated.p99Us)} | ${cpu} | ${errors} |`,
+    );
+  }
+  console.log('\nTargets (lmgate against the pass-through, same run):');
+  for (const streamed of [false, true]) {
+    const pass = find('passThrough', streamed);
+    const gate = find('lmgate', streamed);
+    const direct = find('direct', streamed);
+    const mode = streamed ? 'streaming' : 'non-streaming';
+    const cpuRatio = gate.cpuUsPerRequest! / pass.cpuUsPerRequest!;
+    console.log(`- ${mode}: CPU per request ${cpuRatio.toFixed(2)}× the pass-through's (target ≤ 1.25×) ${verdict(cpuRatio <= 1.25)}`);
+    const gateAdded = gate.latency.p50Us - direct.latency.p50Us;
+    const passAdded = pass.latency.p50Us - direct.latency.p50Us;
+    console.log(`- ${mode}: added p50 ${gateAdded.toFixed(0)} µs against the pass-through's ${passAdded.toFixed(0)} µs (target ≤ +30 µs) ${verdict(gateAdded <= passAdded + 30)}`);
+    if (streamed) {
+      const gateFirst = gate.firstChunkP50Us! - direct.firstChunkP50Us!;
+      const passFirst = pass.firstChunkP50Us! - direct.firstChunkP50Us!;
+      console.log(`- streaming: added time to first chunk ${gateFirst.toFixed(0)} µs against the pass-through's ${passFirst.toFixed(0)} µs (target ≤ +50 µs) ${verdict(gateFirst <= passFirst + 50)}`);
+    }
+  }
+}
+
+function verdict(met: boolean): string {
+  return met ? 'met' : 'MISSED';
+}
+
+function describeRounds(): string {
+  return `median of ${ROUNDS} interleaved ${DURATION_SEC}s rounds${hasTaskset ? ', servers on core 0, wrk on core 1' : ''}`;
+}
+
+function ms(us: number): string {
+  return (us / 1000).toFixed(2);
 }
 
 await main();
