@@ -6,6 +6,7 @@ import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
 import { ChangeFeed } from './cluster/change-feed.js';
+import { dashboardRoutes } from './dashboard/plugin.js';
 import type { Config } from './config/schema.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(apiPlugin, { prefix: '/v1' });
   await app.register(apiPlugin, { prefix: '/api/v1' });
   billingSubscriptionRoute(app, services);
+  await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });

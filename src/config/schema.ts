@@ -105,7 +105,13 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    signup: z.object({ open: z.boolean().default(true) }).strict().prefault({}),
+    signup: z
+      .object({
+        open: z.boolean().default(true),
+        credits: z.number().nonnegative().default(0), // granted to each account at sign-up
+      })
+      .strict()
+      .prefault({}),
     demo: z
       .object({
         seed_account: z.boolean().default(true), // create a demo account + key on first start

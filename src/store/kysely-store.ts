@@ -8,6 +8,7 @@ import { newId } from './ids.js';
 import { migrationProvider } from './migrations/index.js';
 import {
   BalanceWouldGoNegativeError,
+  EmailTakenError,
   NotFoundInStoreError,
   type Account,
   type AccountStatus,
@@ -18,11 +19,19 @@ import {
   type LedgerKind,
   type NewApiKey,
   type NewLedgerEntry,
+  type NewRedemptionCode,
+  type NewSignUp,
+  type RedeemOutcome,
+  type RedemptionCode,
+  type Session,
   type Store,
   type SubscriptionStatus,
+  type TimeRange,
   type UsageRecord,
+  type UsageSummary,
+  type UsageTotals,
 } from './store.js';
-import type { AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, UsageRecordsTable } from './tables.js';
+import type { AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, RedemptionCodesTable, UsageRecordsTable } from './tables.js';
 
 export interface StoreLocation {
   /** postgres://... when set; otherwise the SQLite file. */
@@ -110,6 +119,93 @@ export class KyselyStore implements Store {
     });
   }
 
+  async signUp(input: NewSignUp): Promise<Account> {
+    const at = now();
+    const row: AccountsTable = {
+      id: newId('acct'),
+      email: input.email.trim().toLowerCase(),
+      name: input.name,
+      status: 'active',
+      tier: input.tier,
+      subscription_status: 'inactive',
+      subscription_period_end: null,
+      created_at: at,
+      updated_at: at,
+      balance_micros: 0,
+    };
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('accounts').values(row).execute();
+        await trx.insertInto('account_passwords').values({ account_id: row.id, password_hash: input.passwordHash, updated_at: at }).execute();
+        if (input.creditsMicros > 0) {
+          await appendLedgerEntryIn(trx, this.dialect, { accountId: row.id, kind: 'grant', amountMicros: input.creditsMicros, reason: 'sign-up credits' });
+        }
+        return toAccount(row);
+      });
+    } catch (err) {
+      // The unique index decides, so two sign-ups racing for one email cannot both win.
+      if (isUniqueViolation(err)) throw new EmailTakenError(row.email);
+      throw err;
+    }
+  }
+
+  async findPasswordHash(accountId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('account_passwords').select('password_hash').where('account_id', '=', accountId).executeTakeFirst();
+    return row?.password_hash;
+  }
+
+  async setPasswordHash(accountId: string, passwordHash: string): Promise<void> {
+    await this.db
+      .insertInto('account_passwords')
+      .values({ account_id: accountId, password_hash: passwordHash, updated_at: now() })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({ password_hash: passwordHash, updated_at: now() }))
+      .execute();
+  }
+
+  async createSession(session: Session): Promise<void> {
+    await this.db
+      .insertInto('sessions')
+      .values({
+        token_hash: session.tokenHash,
+        account_id: session.accountId,
+        csrf_token: session.csrfToken,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+        last_seen_at: session.lastSeenAt,
+      })
+      .execute();
+  }
+
+  async findSession(tokenHash: string): Promise<Session | undefined> {
+    const row = await this.db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+    return (
+      row && {
+        tokenHash: row.token_hash,
+        accountId: row.account_id,
+        csrfToken: row.csrf_token,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        lastSeenAt: row.last_seen_at,
+      }
+    );
+  }
+
+  async touchSession(tokenHash: string, lastSeenAt: string): Promise<void> {
+    await this.db.updateTable('sessions').set({ last_seen_at: lastSeenAt }).where('token_hash', '=', tokenHash).execute();
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+  }
+
+  async deleteOtherSessions(accountId: string, keepTokenHash: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('account_id', '=', accountId).where('token_hash', '!=', keepTokenHash).execute();
+  }
+
+  async deleteExpiredSessions(nowIso: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('expires_at', '<=', nowIso).execute();
+  }
+
   async createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const row: ApiKeysTable = {
       id: newId('key'),
@@ -157,6 +253,23 @@ export class KyselyStore implements Store {
     });
   }
 
+  async revokeAccountKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const revoked = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: now() })
+        .where('id', '=', keyId)
+        .where('account_id', '=', accountId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      const row = await trx.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+      if (!row) return undefined;
+      // Only a key that changed needs other instances to forget it.
+      if (revoked.numUpdatedRows > 0n) await recordChange(trx, this.dialect, 'key', keyId);
+      return toApiKey(row);
+    });
+  }
+
   async touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void> {
     if (lastUsedAtById.size === 0) return;
     await this.db.transaction().execute(async (trx) => {
@@ -167,23 +280,7 @@ export class KyselyStore implements Store {
   }
 
   async appendLedgerEntry(input: NewLedgerEntry): Promise<{ entry: LedgerEntry; balanceMicros: number }> {
-    const row = toLedgerRow(input, now());
-    return this.db.transaction().execute(async (trx) => {
-      const balances = await lockBalances(trx, this.dialect, [input.accountId]);
-      const balanceMicros = balances.get(input.accountId)!;
-      if (balanceMicros + row.amount_micros < 0) throw new BalanceWouldGoNegativeError(balanceMicros, row.amount_micros);
-      const stored = await trx.insertInto('ledger_entries').values(row).returningAll().executeTakeFirstOrThrow();
-      const updated = await trx
-        .updateTable('accounts')
-        .set((eb) => ({ balance_micros: eb('balance_micros', '+', row.amount_micros) }))
-        .where('id', '=', input.accountId)
-        .returning('balance_micros')
-        .executeTakeFirstOrThrow();
-      // Last, after the account row lock: recordChange's advisory lock is always the last
-      // lock a transaction takes, so writers cannot wait on each other in a cycle.
-      await recordChange(trx, this.dialect, 'balance', input.accountId);
-      return { entry: toLedgerEntry(stored), balanceMicros: checkMicros(Number(updated.balance_micros)) };
-    });
+    return this.db.transaction().execute((trx) => appendLedgerEntryIn(trx, this.dialect, input));
   }
 
   async recordUsage(records: readonly UsageRecord[]): Promise<void> {
@@ -261,7 +358,7 @@ export class KyselyStore implements Store {
     return (await query.execute()).map(toLedgerEntry);
   }
 
-  async listUsage(accountId: string, options: { limit?: number; sinceIso?: string } = {}): Promise<UsageRecord[]> {
+  async listUsage(accountId: string, options: { limit?: number; sinceIso?: string; untilIso?: string } = {}): Promise<UsageRecord[]> {
     let query = this.db
       .selectFrom('usage_records')
       .selectAll()
@@ -269,8 +366,87 @@ export class KyselyStore implements Store {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc');
     if (options.sinceIso !== undefined) query = query.where('created_at', '>=', options.sinceIso);
+    if (options.untilIso !== undefined) query = query.where('created_at', '<', options.untilIso);
     if (options.limit !== undefined) query = query.limit(checkLimit(options.limit));
     return (await query.execute()).map(toUsageRecord);
+  }
+
+  async summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary> {
+    // created_at is ISO 8601 UTC text, so its first ten characters are the UTC day on both
+    // databases, and the range is an index range scan on (account_id, created_at).
+    const day = sql<string>`substr(created_at, 1, 10)`;
+    const base = this.db
+      .selectFrom('usage_records')
+      .where('account_id', '=', accountId)
+      .where('created_at', '>=', range.fromIso)
+      .where('created_at', '<', range.untilIso)
+      .select((eb) => [
+        day.as('day'),
+        eb.fn.countAll<number | string>().as('requests'),
+        eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
+        eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
+        eb.fn.sum<number | string>('cost_micros').as('cost_micros'),
+      ]);
+    const [days, byModel, byKey] = await Promise.all([
+      base.groupBy(day).orderBy(day).execute(),
+      base.select('model').groupBy([day, 'model']).orderBy(day).orderBy('model').execute(),
+      base.select('key_id').groupBy([day, 'key_id']).orderBy(day).orderBy('key_id').execute(),
+    ]);
+    return {
+      days: days.map(toUsageTotals),
+      byModel: byModel.map((row) => ({ ...toUsageTotals(row), model: row.model })),
+      byKey: byKey.map((row) => ({ ...toUsageTotals(row), keyId: row.key_id })),
+    };
+  }
+
+  async createRedemptionCodes(codes: readonly NewRedemptionCode[]): Promise<RedemptionCode[]> {
+    const at = now();
+    const rows: RedemptionCodesTable[] = codes.map((code) => ({
+      id: newId('code'),
+      code_hash: code.codeHash,
+      amount_micros: checkMicros(code.amountMicros),
+      expires_at: code.expiresAt,
+      created_at: at,
+      redeemed_by: null,
+      redeemed_at: null,
+    }));
+    if (rows.length > 0) await this.db.insertInto('redemption_codes').values(rows).execute();
+    return rows.map(toRedemptionCode);
+  }
+
+  async listRedemptionCodes(): Promise<RedemptionCode[]> {
+    const rows = await this.db.selectFrom('redemption_codes').selectAll().orderBy('created_at', 'desc').orderBy('id').execute();
+    return rows.map(toRedemptionCode);
+  }
+
+  async redeemCode(accountId: string, codeHash: string, nowIso: string): Promise<RedeemOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      // The conditional update is the claim: of concurrent redeemers, exactly one matches
+      // `redeemed_at IS NULL` (PostgreSQL re-checks it after waiting on the row lock;
+      // SQLite runs one writer at a time), and the others update nothing.
+      const claimed = await trx
+        .updateTable('redemption_codes')
+        .set({ redeemed_by: accountId, redeemed_at: nowIso })
+        .where('code_hash', '=', codeHash)
+        .where('redeemed_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
+        .returning(['id', 'amount_micros'])
+        .executeTakeFirst();
+      if (!claimed) {
+        const code = await trx.selectFrom('redemption_codes').select(['expires_at', 'redeemed_at']).where('code_hash', '=', codeHash).executeTakeFirst();
+        if (!code) return { outcome: 'unknown' };
+        return { outcome: code.redeemed_at !== null ? 'already_redeemed' : 'expired' };
+      }
+      const amountMicros = checkMicros(Number(claimed.amount_micros));
+      const { balanceMicros } = await appendLedgerEntryIn(trx, this.dialect, {
+        accountId,
+        kind: 'top_up',
+        amountMicros,
+        reason: 'redemption code',
+        reference: claimed.id,
+      });
+      return { outcome: 'redeemed', codeId: claimed.id, amountMicros, balanceMicros };
+    });
   }
 
   async latestChangeId(): Promise<number> {
@@ -295,6 +471,32 @@ export class KyselyStore implements Store {
   async pruneChanges(olderThan: Date): Promise<void> {
     await this.db.deleteFrom('change_events').where('created_at', '<', olderThan.toISOString()).execute();
   }
+}
+
+/**
+ * One ledger entry and the balance it moves, inside the caller's transaction, with a
+ * 'balance' change event. Throws BalanceWouldGoNegativeError instead of going below zero.
+ */
+async function appendLedgerEntryIn(
+  trx: Transaction<Database>,
+  dialect: Store['dialect'],
+  input: NewLedgerEntry,
+): Promise<{ entry: LedgerEntry; balanceMicros: number }> {
+  const row = toLedgerRow(input, now());
+  const balances = await lockBalances(trx, dialect, [input.accountId]);
+  const balanceMicros = balances.get(input.accountId)!;
+  if (balanceMicros + row.amount_micros < 0) throw new BalanceWouldGoNegativeError(balanceMicros, row.amount_micros);
+  const stored = await trx.insertInto('ledger_entries').values(row).returningAll().executeTakeFirstOrThrow();
+  const updated = await trx
+    .updateTable('accounts')
+    .set((eb) => ({ balance_micros: eb('balance_micros', '+', row.amount_micros) }))
+    .where('id', '=', input.accountId)
+    .returning('balance_micros')
+    .executeTakeFirstOrThrow();
+  // Last, after the account row lock: recordChange's advisory lock is always the last
+  // lock a transaction takes, so writers cannot wait on each other in a cycle.
+  await recordChange(trx, dialect, 'balance', input.accountId);
+  return { entry: toLedgerEntry(stored), balanceMicros: checkMicros(Number(updated.balance_micros)) };
 }
 
 /**
@@ -426,6 +628,40 @@ function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
     finishReason: row.finish_reason,
     createdAt: row.created_at,
   };
+}
+
+function toUsageTotals(row: {
+  day: string;
+  requests: number | string;
+  prompt_tokens: number | string | null;
+  completion_tokens: number | string | null;
+  cost_micros: number | string | null;
+}): UsageTotals & { date: string } {
+  // PostgreSQL sums into NUMERIC (a string from pg); counts are BIGINT.
+  return {
+    date: row.day,
+    requests: Number(row.requests),
+    promptTokens: Number(row.prompt_tokens ?? 0),
+    completionTokens: Number(row.completion_tokens ?? 0),
+    costMicros: checkMicros(Number(row.cost_micros ?? 0)),
+  };
+}
+
+function toRedemptionCode(row: Selectable<RedemptionCodesTable>): RedemptionCode {
+  return {
+    id: row.id,
+    amountMicros: checkMicros(Number(row.amount_micros)),
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    redeemedBy: row.redeemed_by,
+    redeemedAt: row.redeemed_at,
+  };
+}
+
+/** A unique index refused the row (better-sqlite3 and pg name it differently). */
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
 function toAccount(row: Selectable<AccountsTable>): Account {

@@ -96,6 +96,65 @@ export interface NewApiKey {
   lastFour: string;
 }
 
+/** A signed-in browser (dashboard); the cookie holds the token, the store only its hash. */
+export interface Session {
+  tokenHash: string;
+  accountId: string;
+  csrfToken: string;
+  createdAt: string;
+  expiresAt: string;
+  lastSeenAt: string;
+}
+
+/** A code the operator issued; whoever redeems it first gets its credits. */
+export interface RedemptionCode {
+  id: string;
+  amountMicros: number;
+  expiresAt: string | null;
+  createdAt: string;
+  redeemedBy: string | null;
+  redeemedAt: string | null;
+}
+
+export interface NewRedemptionCode {
+  codeHash: string;
+  amountMicros: number;
+  expiresAt: string | null;
+}
+
+export type RedeemOutcome =
+  | { outcome: 'redeemed'; codeId: string; amountMicros: number; balanceMicros: number }
+  | { outcome: 'unknown' | 'expired' | 'already_redeemed' };
+
+export interface UsageTotals {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+}
+
+/** Usage summed per UTC day (`YYYY-MM-DD`); days without requests are absent. */
+export interface UsageSummary {
+  days: (UsageTotals & { date: string })[];
+  byModel: (UsageTotals & { date: string; model: string })[];
+  byKey: (UsageTotals & { date: string; keyId: string })[];
+}
+
+/** Half-open: from `fromIso` (inclusive) to `untilIso` (exclusive). */
+export interface TimeRange {
+  fromIso: string;
+  untilIso: string;
+}
+
+export interface NewSignUp {
+  email: string;
+  name: string | null;
+  tier: string;
+  passwordHash: string;
+  /** Granted in the same transaction (a ledger entry of kind 'grant'); 0 for none. */
+  creditsMicros: number;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   migrate(): Promise<string[]>;
@@ -108,12 +167,30 @@ export interface Store {
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
   setAccountTier(accountId: string, tier: string): Promise<Account>;
 
+  /** An account with a password (and its sign-up credits), all or nothing. Throws EmailTakenError. */
+  signUp(input: NewSignUp): Promise<Account>;
+  findPasswordHash(accountId: string): Promise<string | undefined>;
+  setPasswordHash(accountId: string, passwordHash: string): Promise<void>;
+
+  createSession(session: Session): Promise<void>;
+  findSession(tokenHash: string): Promise<Session | undefined>;
+  touchSession(tokenHash: string, lastSeenAt: string): Promise<void>;
+  deleteSession(tokenHash: string): Promise<void>;
+  /** Signs the account out everywhere but the session kept. */
+  deleteOtherSessions(accountId: string, keepTokenHash: string): Promise<void>;
+  deleteExpiredSessions(nowIso: string): Promise<void>;
+
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   findKeyById(keyId: string): Promise<ApiKeyRecord | undefined>;
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Idempotent; returns the key as stored afterwards. */
   revokeKey(keyId: string): Promise<ApiKeyRecord>;
+  /**
+   * Revokes the key only if it belongs to the account (idempotent); undefined when it does
+   * not, so another account's key is indistinguishable from a missing one.
+   */
+  revokeAccountKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
   /** Batched "last used" stamps, written off the request path. */
   touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void>;
 
@@ -135,11 +212,31 @@ export interface Store {
   /** Newest first. */
   listLedger(accountId: string, options?: { limit?: number }): Promise<LedgerEntry[]>;
   /** Newest first. */
-  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string }): Promise<UsageRecord[]>;
+  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]>;
+  /** Sums per UTC day, per day and model, per day and key, grouped in SQL. */
+  summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary>;
+
+  createRedemptionCodes(codes: readonly NewRedemptionCode[]): Promise<RedemptionCode[]>;
+  /** Newest first. */
+  listRedemptionCodes(): Promise<RedemptionCode[]>;
+  /**
+   * Marks the code redeemed by the account and credits it (a 'top_up' ledger entry whose
+   * reference is the code id) in one transaction; a code credits exactly once, however
+   * many redeem it at the same time.
+   */
+  redeemCode(accountId: string, codeHash: string, nowIso: string): Promise<RedeemOutcome>;
 
   latestChangeId(): Promise<number>;
   changesAfter(id: number): Promise<ChangeEvent[]>;
   pruneChanges(olderThan: Date): Promise<void>;
+}
+
+/** Sign-up with an email another account already has. */
+export class EmailTakenError extends Error {
+  constructor(readonly email: string) {
+    super(`an account with email ${email} exists`);
+    this.name = 'EmailTakenError';
+  }
 }
 
 export class NotFoundInStoreError extends Error {

@@ -62,10 +62,40 @@ export interface UsageRecordsTable {
   created_at: string;
 }
 
+/** No row: the account has no password (created by the CLI) and cannot sign in. */
+export interface AccountPasswordsTable {
+  account_id: string;
+  password_hash: string; // scrypt$N$r$p$salt$hash (dashboard/passwords.ts)
+  updated_at: string;
+}
+
+/** Dashboard sessions; deleting a row revokes it. */
+export interface SessionsTable {
+  token_hash: string; // hex SHA-256 of the cookie's token
+  account_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+  last_seen_at: string;
+}
+
+export interface RedemptionCodesTable {
+  id: string;
+  code_hash: string; // hex SHA-256 of the canonical code
+  amount_micros: number;
+  expires_at: string | null;
+  created_at: string;
+  redeemed_by: string | null;
+  redeemed_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
+  account_passwords: AccountPasswordsTable;
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
   ledger_entries: LedgerEntriesTable;
+  redemption_codes: RedemptionCodesTable;
+  sessions: SessionsTable;
   usage_records: UsageRecordsTable;
 }

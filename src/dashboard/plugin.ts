@@ -1,0 +1,102 @@
+// The dashboard's JSON API under /api/dashboard/, authenticated by a session cookie. Its
+// hooks, cookie parsing and error renderer live in this plugin's own scope, so the
+// Bearer-key API's hot path pays nothing for them.
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppServices } from '../app.js';
+import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
+import type { Account, Session } from '../store/store.js';
+import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
+import { renderDashboardError } from './error-reply.js';
+import { billingRoutes } from './routes/billing.js';
+import { keyRoutes } from './routes/keys.js';
+import { overviewRoutes } from './routes/overview.js';
+import { signInRoutes } from './routes/sign-in.js';
+import { usageRoutes } from './routes/usage.js';
+import { SESSION_COOKIE, Sessions } from './sessions.js';
+import { FailureThrottle } from './sign-in-throttle.js';
+
+export interface SignedIn {
+  session: Session;
+  account: Account;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    signedIn: SignedIn | null;
+  }
+  interface FastifyContextConfig {
+    /** A dashboard route that needs no session (config, sign-up, sign-in). */
+    public?: boolean;
+  }
+}
+
+export interface DashboardServices extends AppServices {
+  sessions: Sessions;
+  throttle: FailureThrottle;
+}
+
+export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
+  return async (dashboard) => {
+    const context: DashboardServices = { ...services, sessions: new Sessions(services.store), throttle: new FailureThrottle() };
+    await dashboard.register(cookie);
+    dashboard.decorateRequest('signedIn', null);
+    // A body-less POST or DELETE that still says application/json (as fetch wrappers
+    // often do) is an empty call, not malformed JSON.
+    const parseJson = dashboard.getDefaultJsonParser('error', 'error');
+    dashboard.removeContentTypeParser('application/json');
+    dashboard.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const text = body.toString();
+      if (text === '') return done(null, undefined);
+      parseJson(request, text, done);
+    });
+
+    dashboard.setErrorHandler((err, request, reply) => {
+      const rendered = renderDashboardError(err, request.id);
+      if (rendered.status >= 500) request.log.error({ err, request_id: request.id }, 'unexpected error');
+      reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
+    });
+
+    // Before the body is read: where the call comes from, what it sends, and who makes it.
+    dashboard.addHook('onRequest', async (request) => {
+      const changesState = isStateChanging(request);
+      if (changesState) {
+        assertSameOrigin(request);
+        assertJsonBody(request);
+      }
+      if (request.routeOptions.config.public) return;
+      const session = await context.sessions.find(request.cookies[SESSION_COOKIE]);
+      const account = session && (await services.store.findAccount(session.accountId));
+      if (!session || !account) throw new UnauthenticatedError('no dashboard session');
+      if (changesState) assertCsrfToken(request, session);
+      request.signedIn = { session, account };
+    });
+
+    // Account data must not be kept by shared caches or the browser's back-forward cache,
+    // and a JSON answer must never be sniffed into something a browser would run.
+    dashboard.addHook('onSend', async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      reply.header('x-content-type-options', 'nosniff');
+    });
+
+    signInRoutes(dashboard, context);
+    overviewRoutes(dashboard, context);
+    keyRoutes(dashboard, context);
+    usageRoutes(dashboard, context);
+    billingRoutes(dashboard, context);
+  };
+}
+
+/** The session the onRequest hook found; only called from routes that are not public. */
+export function signedIn(request: FastifyRequest): SignedIn {
+  if (!request.signedIn) throw new UnauthenticatedError('no dashboard session');
+  return request.signedIn;
+}
+
+/** A body must be JSON: a form post from another site (text/plain, urlencoded) is refused. */
+function assertJsonBody(request: FastifyRequest): void {
+  const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  if (!hasBody) return;
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') throw new UnsupportedMediaTypeError(type);
+}

@@ -1,0 +1,119 @@
+// Public configuration, sign-up, sign-in, the session, sign-out and password change.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { creditsToMicros } from '../../billing/money.js';
+import { EmailTakenError, type Account } from '../../store/store.js';
+import { parseInput } from '../body.js';
+import { DashboardError } from '../dashboard-error.js';
+import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
+import { signedIn, type DashboardServices } from '../plugin.js';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
+import type { FailureRule } from '../sign-in-throttle.js';
+import { accountView, baseUrls } from '../views.js';
+
+const FIFTEEN_MINUTES_MS = 15 * 60 * 1000;
+/** Failed sign-ins: at most 5 per account and 20 per client address in 15 minutes. */
+const PER_ACCOUNT: FailureRule = { limit: 5, windowMs: FIFTEEN_MINUTES_MS };
+const PER_ADDRESS: FailureRule = { limit: 20, windowMs: FIFTEEN_MINUTES_MS };
+
+const email = z
+  .string()
+  .trim()
+  .max(320)
+  .regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'Enter a valid email address.');
+const newPassword = z.string().min(10, 'Use at least 10 characters.').max(200, 'Use at most 200 characters.');
+
+const signUpBody = z.object({
+  email,
+  password: newPassword,
+  name: z.string().trim().max(200).nullish(),
+});
+const signInBody = z.object({ email: z.string().trim().max(320), password: z.string().max(200) });
+const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword });
+
+export function signInRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+  const { config, store, sessions, throttle } = services;
+
+  dashboard.get('/config', { config: { public: true } }, async (request) => ({
+    signupOpen: config.signup.open,
+    baseUrls: baseUrls(request, config),
+  }));
+
+  dashboard.post('/signup', { config: { public: true } }, async (request, reply) => {
+    if (!config.signup.open) throw new DashboardError(403, 'Sign-up is closed.');
+    const input = parseInput(signUpBody, request.body);
+    if (await store.findAccount(input.email)) throw emailTaken();
+    let account: Account;
+    try {
+      account = await store.signUp({
+        email: input.email,
+        name: input.name || null,
+        tier: config.default_tier,
+        passwordHash: await hashPassword(input.password),
+        creditsMicros: creditsToMicros(config.signup.credits),
+      });
+    } catch (err) {
+      if (err instanceof EmailTakenError) throw emailTaken();
+      throw err;
+    }
+    return reply.code(201).send(await startSession(request, reply, account));
+  });
+
+  dashboard.post('/signin', { config: { public: true } }, async (request, reply) => {
+    const input = parseInput(signInBody, request.body);
+    const accountKey = `signin:account:${input.email.toLowerCase()}`;
+    const addressKey = `signin:address:${request.ip}`;
+    throttle.assertAllowed(addressKey, PER_ADDRESS);
+    throttle.assertAllowed(accountKey, PER_ACCOUNT);
+    // findAccount reads a reference without `@` as an account id: never let that through.
+    const account = input.email.includes('@') ? await store.findAccount(input.email) : undefined;
+    const passwordHash = account && (await store.findPasswordHash(account.id));
+    const valid = passwordHash ? await verifyPassword(input.password, passwordHash) : await verifyAgainstDecoy(input.password);
+    if (!account || !valid) {
+      throttle.recordFailure(addressKey, PER_ADDRESS);
+      throttle.recordFailure(accountKey, PER_ACCOUNT);
+      throw new DashboardError(401, 'Invalid email or password.');
+    }
+    throttle.forget(accountKey);
+    return startSession(request, reply, account);
+  });
+
+  dashboard.get('/session', async (request) => {
+    const { account, session } = signedIn(request);
+    return { account: accountView(account), csrfToken: session.csrfToken };
+  });
+
+  dashboard.post('/signout', async (request, reply) => {
+    await sessions.end(signedIn(request).session);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.code(204).send();
+  });
+
+  dashboard.post('/password', async (request, reply) => {
+    const { account, session } = signedIn(request);
+    const input = parseInput(passwordBody, request.body);
+    const passwordHash = await store.findPasswordHash(account.id);
+    const valid = passwordHash ? await verifyPassword(input.currentPassword, passwordHash) : await verifyAgainstDecoy(input.currentPassword);
+    if (!valid) throw new DashboardError(403, 'Current password is incorrect.');
+    await store.setPasswordHash(account.id, await hashPassword(input.newPassword));
+    await sessions.endOthers(session);
+    return reply.code(204).send();
+  });
+
+  async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<Record<string, unknown>> {
+    const { token, session } = await sessions.start(account.id);
+    reply.setCookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      // https when lmgate serves TLS, or when a trusted proxy says the client used it.
+      secure: request.protocol === 'https',
+      maxAge: SESSION_TTL_MS / 1000,
+    });
+    return { account: accountView(account), csrfToken: session.csrfToken };
+  }
+}
+
+function emailTaken(): DashboardError {
+  return new DashboardError(409, 'An account with this email already exists.');
+}

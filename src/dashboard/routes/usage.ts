@@ -1,0 +1,104 @@
+// Usage over a period of UTC days: sums per day (every day, zeros included), per day and
+// model, per day and key, the newest requests; and the same requests as CSV.
+import type { FastifyInstance } from 'fastify';
+import { formatCredits } from '../../billing/money.js';
+import type { UsageRecord, UsageTotals } from '../../store/store.js';
+import { signedIn, type DashboardServices } from '../plugin.js';
+import { parseDayRange } from '../usage-range.js';
+
+const RECENT_LIMIT = 100;
+const CSV_HEADER =
+  'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason';
+
+type RangeQuery = { Querystring: { from?: string; to?: string } };
+
+export function usageRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+  const { store } = services;
+
+  /** Key id → name, for the account's own keys only. */
+  async function keyNames(accountId: string): Promise<Map<string, string>> {
+    return new Map((await store.listKeys(accountId)).map((key) => [key.id, key.name]));
+  }
+
+  dashboard.get<RangeQuery>('/usage', async (request) => {
+    const { account } = signedIn(request);
+    const range = parseDayRange(request.query);
+    const [summary, recent, names] = await Promise.all([
+      store.summarizeUsage(account.id, range.time),
+      store.listUsage(account.id, { sinceIso: range.time.fromIso, untilIso: range.time.untilIso, limit: RECENT_LIMIT }),
+      keyNames(account.id),
+    ]);
+    const byDate = new Map(summary.days.map((day) => [day.date, day]));
+    return {
+      from: range.from,
+      to: range.to,
+      days: range.days.map((date) => ({ date, ...totals(byDate.get(date)) })),
+      byModel: summary.byModel.map((row) => ({ date: row.date, model: row.model, ...totals(row) })),
+      byKey: summary.byKey.map((row) => ({ date: row.date, keyId: row.keyId, keyName: names.get(row.keyId) ?? null, ...totals(row) })),
+      recent: recent.map((record) => ({
+        id: record.id,
+        requestId: record.requestId,
+        createdAt: record.createdAt,
+        model: record.model,
+        keyId: record.keyId,
+        keyName: names.get(record.keyId) ?? null,
+        promptTokens: record.promptTokens,
+        completionTokens: record.completionTokens,
+        costMicros: record.costMicros,
+        latencyMs: record.latencyMs,
+        status: record.status,
+        streamed: record.streamed,
+        finishReason: record.finishReason,
+      })),
+    };
+  });
+
+  dashboard.get<RangeQuery>('/usage.csv', async (request, reply) => {
+    const { account } = signedIn(request);
+    const range = parseDayRange(request.query);
+    const [records, names] = await Promise.all([
+      store.listUsage(account.id, { sinceIso: range.time.fromIso, untilIso: range.time.untilIso }),
+      keyNames(account.id),
+    ]);
+    const lines = [CSV_HEADER, ...records.map((record) => csvRow(record, names.get(record.keyId) ?? ''))];
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="lmgate-usage-${range.from}-${range.to}.csv"`)
+      .send(`${lines.join('\r\n')}\r\n`);
+  });
+}
+
+function totals(row: UsageTotals | undefined): UsageTotals {
+  return {
+    requests: row?.requests ?? 0,
+    promptTokens: row?.promptTokens ?? 0,
+    completionTokens: row?.completionTokens ?? 0,
+    costMicros: row?.costMicros ?? 0,
+  };
+}
+
+function csvRow(record: UsageRecord, keyName: string): string {
+  return [
+    record.createdAt,
+    csvText(record.requestId),
+    csvText(record.model),
+    record.keyId,
+    csvText(keyName),
+    record.promptTokens,
+    record.completionTokens,
+    formatCredits(record.costMicros),
+    record.latencyMs,
+    record.status,
+    record.streamed,
+    csvText(record.finishReason ?? ''),
+  ].join(',');
+}
+
+/**
+ * RFC 4180 quoting, and a leading apostrophe for text a spreadsheet would run as a formula
+ * (a key named `=HYPERLINK(...)` is the customer's own text, but opened in Excel it is code).
+ */
+function csvText(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
