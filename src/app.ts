@@ -11,6 +11,7 @@ import type { Config } from './config/schema.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { apiRoutes } from './http/routes/api.js';
+import { webAppRoutes } from './http/routes/web-app.js';
 import { MemoryCreditBook } from './billing/reservations.js';
 import { Tiers } from './billing/tiers.js';
 import { UsageWriter } from './billing/usage-writer.js';
@@ -105,6 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });
   }
+  await app.register(webAppRoutes);
 
   const changeFeed = new ChangeFeed(
     store,

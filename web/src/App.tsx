@@ -1,0 +1,47 @@
+import { lazy, Suspense } from 'react';
+import { Route, Routes } from 'react-router';
+import { Layout } from './components/Layout';
+import { RequireSession } from './components/RequireSession';
+import { KeysPage } from './pages/KeysPage';
+import { ModelsPage } from './pages/ModelsPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { OverviewPage } from './pages/OverviewPage';
+import { PlansPage } from './pages/PlansPage';
+import { SettingsPage } from './pages/SettingsPage';
+import { SignInPage } from './pages/SignInPage';
+import { SignUpPage } from './pages/SignUpPage';
+
+// The charts library is most of the bundle; only the usage page loads it.
+const UsagePage = lazy(() => import('./pages/UsagePage').then((module) => ({ default: module.UsagePage })));
+
+/** The pages; the server answers each of these paths with index.html (web-app.ts). */
+export function App() {
+  return (
+    <Routes>
+      <Route path="/signin" element={<SignInPage />} />
+      <Route path="/signup" element={<SignUpPage />} />
+      <Route
+        element={
+          <RequireSession>
+            <Layout />
+          </RequireSession>
+        }
+      >
+        <Route index element={<OverviewPage />} />
+        <Route path="keys" element={<KeysPage />} />
+        <Route
+          path="usage"
+          element={
+            <Suspense fallback={<p className="muted loading">Loading…</p>}>
+              <UsagePage />
+            </Suspense>
+          }
+        />
+        <Route path="models" element={<ModelsPage />} />
+        <Route path="billing/plans" element={<PlansPage />} />
+        <Route path="settings" element={<SettingsPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
+  );
+}

@@ -1,0 +1,67 @@
+// How numbers, money and dates look to people. The API speaks integer micro-credits and
+// ISO 8601 UTC; only this module turns them into text.
+
+const MICROS_PER_CREDIT = 1_000_000;
+
+const wholeCredits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const smallCredits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+
+/**
+ * Credits from micro-credits: two decimals from one credit up ("1,234.50"), and below one
+ * credit as many as it takes to show a single request's cost ("0.000042").
+ */
+export function formatCredits(micros: number): string {
+  const credits = micros / MICROS_PER_CREDIT;
+  return (Math.abs(micros) >= MICROS_PER_CREDIT ? wholeCredits : smallCredits).format(credits);
+}
+
+/** Prices are given in credits (per million tokens); shown like every other amount. */
+export function formatCreditsValue(credits: number): string {
+  return formatCredits(Math.round(credits * MICROS_PER_CREDIT));
+}
+
+const integer = new Intl.NumberFormat('en-US');
+export function formatNumber(value: number): string {
+  return integer.format(value);
+}
+
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+/** Axis labels: 1.2K, 3M. */
+export function formatCompact(value: number): string {
+  return compact.format(value);
+}
+
+const dateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric' });
+const dateTimeFormat = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+const dayFormat = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+export function formatDate(iso: string): string {
+  return dateFormat.format(new Date(iso));
+}
+
+export function formatDateTime(iso: string): string {
+  return dateTimeFormat.format(new Date(iso));
+}
+
+/** A UTC day (YYYY-MM-DD) as "Nov 22". */
+export function formatDay(day: string): string {
+  return dayFormat.format(new Date(`${day}T00:00:00Z`));
+}
+
+/** "free" → "Free". Plan names come from the operator's config. */
+export function formatPlanName(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** A Retry-After as words: "in 40 seconds", "in about 15 minutes". */
+export function formatWait(seconds: number): string {
+  if (seconds < 60) return `in ${Math.ceil(seconds)} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? 'in about a minute' : `in about ${minutes} minutes`;
+}

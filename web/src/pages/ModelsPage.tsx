@@ -1,0 +1,68 @@
+import { LoadState } from '../components/LoadState';
+import { PageHeader } from '../components/PageHeader';
+import { formatCreditsValue, formatNumber } from '../format';
+import { usePageTitle } from '../page-title';
+import type { Model } from '../types';
+import { useApiData } from '../use-api-data';
+
+export function ModelsPage() {
+  usePageTitle('Models');
+  const models = useApiData<{ models: Model[] }>('/models');
+  return (
+    <>
+      <PageHeader title="Models" description="The models your plan includes. Prices are in credits per million tokens." />
+      {models.data === undefined ? (
+        <LoadState error={models.error} onRetry={models.reload} />
+      ) : models.data.models.length === 0 ? (
+        <div className="card empty">
+          <p className="muted">Your plan includes no models at the moment.</p>
+        </div>
+      ) : (
+        <div className="card flush">
+          <table className="table stacked">
+            <caption className="visually-hidden">Models, with prices per million tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                <th scope="col" className="num">
+                  Input / 1M tokens
+                </th>
+                <th scope="col" className="num">
+                  Output / 1M tokens
+                </th>
+                <th scope="col" className="num">
+                  Context
+                </th>
+                <th scope="col" className="num">
+                  Max output
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {models.data.models.map((model) => (
+                <tr key={model.id}>
+                  <th scope="row" data-label="Model">
+                    <code className="model-id">{model.id}</code>
+                    {model.description ? <span className="model-description">{model.description}</span> : null}
+                  </th>
+                  <td data-label="Input / 1M tokens" className="num">
+                    {formatCreditsValue(model.price.inputPerMillion)}
+                  </td>
+                  <td data-label="Output / 1M tokens" className="num">
+                    {formatCreditsValue(model.price.outputPerMillion)}
+                  </td>
+                  <td data-label="Context" className="num">
+                    {formatNumber(model.context)} tokens
+                  </td>
+                  <td data-label="Max output" className="num">
+                    {formatNumber(model.maxOutput)} tokens
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,105 @@
+import { Link } from 'react-router';
+import { CodeBlock } from '../components/CodeBlock';
+import { CopyButton } from '../components/CopyButton';
+import { LoadState } from '../components/LoadState';
+import { PageHeader } from '../components/PageHeader';
+import { PlanLimits } from '../components/PlanLimits';
+import { Tabs } from '../components/Tabs';
+import { formatCredits, formatPlanName } from '../format';
+import { usePageTitle } from '../page-title';
+import { curlSnippet, javascriptSnippet, pythonSnippet } from '../snippets';
+import type { Model, Overview } from '../types';
+import { useApiData } from '../use-api-data';
+
+const FALLBACK_MODEL = 'demo-echo';
+
+export function OverviewPage() {
+  usePageTitle('Overview');
+  const overview = useApiData<Overview>('/overview');
+  const models = useApiData<{ models: Model[] }>('/models');
+  const data = overview.data;
+
+  return (
+    <>
+      <PageHeader title="Overview" description={data === undefined ? undefined : `Signed in as ${data.account.email}`} />
+      {data === undefined ? (
+        <LoadState error={overview.error} onRetry={overview.reload} />
+      ) : (
+        <>
+          <div className="grid two">
+            <section className="card" aria-labelledby="balance-title">
+              <h2 id="balance-title" className="card-title">
+                Balance
+              </h2>
+              <p className="metric">
+                <span className="metric-value" data-testid="balance">
+                  {formatCredits(data.balanceMicros)}
+                </span>{' '}
+                <span className="metric-unit">credits</span>
+              </p>
+              {data.reservedMicros > 0 ? (
+                <p className="muted">{formatCredits(data.reservedMicros)} credits are held by requests in progress.</p>
+              ) : (
+                <p className="muted">Each request is charged by the tokens it reads and writes.</p>
+              )}
+              <p className="card-footer">
+                <Link to="/billing/plans#redeem">Redeem a code</Link>
+                <Link to="/usage">See usage</Link>
+              </p>
+            </section>
+            <section className="card" aria-labelledby="plan-title">
+              <h2 id="plan-title" className="card-title">
+                Plan
+              </h2>
+              <p className="metric">
+                <span className="metric-value">{formatPlanName(data.plan.name)}</span>
+              </p>
+              <PlanLimits plan={data.plan} />
+              <p className="card-footer">
+                <Link to="/billing/plans">Compare plans</Link>
+                <Link to="/models">Models you can use</Link>
+              </p>
+            </section>
+          </div>
+          <QuickStart baseUrls={data.baseUrls} model={models.data?.models[0]?.id ?? FALLBACK_MODEL} />
+        </>
+      )}
+    </>
+  );
+}
+
+function QuickStart({ baseUrls, model }: { baseUrls: string[]; model: string }) {
+  const baseUrl = baseUrls[0] ?? `${window.location.origin}/v1`;
+  return (
+    <section className="card" aria-labelledby="quickstart-title">
+      <h2 id="quickstart-title" className="card-title">
+        Quick start
+      </h2>
+      <p>
+        lmgate speaks the OpenAI API: point any OpenAI client at a base URL below and use one of your{' '}
+        <Link to="/keys">API keys</Link>.
+      </p>
+      <h3 className="subheading">Base URLs</h3>
+      <ul className="base-urls">
+        {baseUrls.map((url) => (
+          <li key={url}>
+            <code>{url}</code>
+            <CopyButton text={url} what={`base URL ${url}`} />
+          </li>
+        ))}
+      </ul>
+      <h3 className="subheading">Your first request</h3>
+      <p className="muted">
+        Replace <code>YOUR_API_KEY</code> with a key from the <Link to="/keys">API Keys</Link> page.
+      </p>
+      <Tabs
+        label="Code examples"
+        tabs={[
+          { id: 'curl', label: 'curl', content: <CodeBlock code={curlSnippet(baseUrl, model)} what="curl example" /> },
+          { id: 'python', label: 'Python', content: <CodeBlock code={pythonSnippet(baseUrl, model)} what="Python example" /> },
+          { id: 'javascript', label: 'JavaScript', content: <CodeBlock code={javascriptSnippet(baseUrl, model)} what="JavaScript example" /> },
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,268 @@
+// Billing: the plans (the current one marked; free ones switchable here, paid ones through
+// the operator), the balance with its ledger, and redeeming a code.
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api';
+import { Dialog } from '../components/Dialog';
+import { LoadState } from '../components/LoadState';
+import { Notice } from '../components/Notice';
+import { PageHeader } from '../components/PageHeader';
+import { PlanLimits } from '../components/PlanLimits';
+import { TextField } from '../components/TextField';
+import { formatCredits, formatDateTime, formatPlanName, formatWait } from '../format';
+import { usePageTitle } from '../page-title';
+import { useSession } from '../session';
+import type { Account, Ledger, Plan, Plans, Redemption } from '../types';
+import { useApiData } from '../use-api-data';
+
+const LEDGER_LIMIT = 50;
+const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+
+export function PlansPage() {
+  usePageTitle('Billing');
+  const plans = useApiData<Plans>('/plans');
+  const ledger = useApiData<Ledger>(`/ledger?limit=${LEDGER_LIMIT}`);
+  const { updateAccount } = useSession();
+  const [switching, setSwitching] = useState<Plan | null>(null);
+  const [switched, setSwitched] = useState<string | null>(null);
+
+  function planChanged(account: Account) {
+    updateAccount(account);
+    setSwitching(null);
+    setSwitched(account.tier);
+    plans.reload();
+    ledger.reload();
+  }
+
+  function redeemed(redemption: Redemption) {
+    ledger.setData((current) => (current === undefined ? current : { ...current, balanceMicros: redemption.balanceMicros }));
+    ledger.reload();
+  }
+
+  return (
+    <>
+      <PageHeader title="Billing" description="Your plan, your credits and where they went." />
+      <section aria-labelledby="plans-title" className="section">
+        <h2 id="plans-title" className="section-title">
+          Plans
+        </h2>
+        {switched === null ? null : <Notice tone="success">You are now on the {formatPlanName(switched)} plan.</Notice>}
+        {plans.data === undefined ? (
+          <LoadState error={plans.error} onRetry={plans.reload} />
+        ) : (
+          <div className="plan-grid">
+            {plans.data.plans.map((plan) => (
+              <PlanCard key={plan.name} plan={plan} onSwitch={() => setSwitching(plan)} />
+            ))}
+          </div>
+        )}
+      </section>
+
+      <div className="grid two section">
+        <section className="card" aria-labelledby="credit-title">
+          <h2 id="credit-title" className="card-title">
+            Balance
+          </h2>
+          <p className="metric">
+            <span className="metric-value" data-testid="balance">
+              {ledger.data === undefined ? '…' : formatCredits(ledger.data.balanceMicros)}
+            </span>{' '}
+            <span className="metric-unit">credits</span>
+          </p>
+          <p className="muted">Requests are paid from this balance, by the tokens they read and write.</p>
+        </section>
+        <RedeemCode onRedeemed={redeemed} />
+      </div>
+
+      <section className="card flush section" aria-labelledby="ledger-title">
+        <div className="card-head">
+          <h2 id="ledger-title" className="card-title">
+            History
+          </h2>
+          <p className="muted">Every change to your balance, newest first.</p>
+        </div>
+        {ledger.data === undefined ? (
+          <div className="card-body">
+            <LoadState error={ledger.error} onRetry={ledger.reload} />
+          </div>
+        ) : ledger.data.entries.length === 0 ? (
+          <p className="muted empty-row">No changes yet.</p>
+        ) : (
+          <table className="table stacked" data-testid="ledger">
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Description</th>
+                <th scope="col" className="num">
+                  Credits
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.data.entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td data-label="Date">{formatDateTime(entry.createdAt)}</td>
+                  <td data-label="Kind">
+                    <span className="badge neutral">{entry.kind}</span>
+                  </td>
+                  <td data-label="Description">{entry.reason ?? <span className="muted">—</span>}</td>
+                  <td data-label="Credits" className={`num amount ${entry.amountMicros < 0 ? 'debit' : 'credit'}`}>
+                    {entry.amountMicros > 0 ? '+' : ''}
+                    {formatCredits(entry.amountMicros)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <Dialog open={switching !== null} title={`Switch to the ${formatPlanName(switching?.name ?? '')} plan?`} onClose={() => setSwitching(null)}>
+        {switching === null ? null : <ConfirmSwitch plan={switching} onSwitched={planChanged} onCancel={() => setSwitching(null)} />}
+      </Dialog>
+    </>
+  );
+}
+
+function PlanCard({ plan, onSwitch }: { plan: Plan; onSwitch(): void }) {
+  const titleId = `plan-${plan.name}`;
+  return (
+    <article className={`card plan ${plan.current ? 'is-current' : ''}`} aria-labelledby={titleId}>
+      <div className="plan-head">
+        <h3 id={titleId} className="plan-name">
+          {formatPlanName(plan.name)}
+        </h3>
+        {plan.current ? <span className="badge accent">Current plan</span> : null}
+      </div>
+      <p className="plan-price">
+        {plan.priceMonth === null || plan.priceMonth === 0 ? (
+          'Free'
+        ) : (
+          <>
+            {priceFormat.format(plan.priceMonth)} <span className="plan-period">per month</span>
+          </>
+        )}
+      </p>
+      <p className="plan-credits">
+        {plan.creditsMonthMicros === null || plan.creditsMonthMicros === 0
+          ? 'No monthly credits included'
+          : `${formatCredits(plan.creditsMonthMicros)} credits included every month`}
+      </p>
+      <PlanLimits plan={plan} />
+      <div className="plan-models">
+        <p className="label">Models</p>
+        <ul className="chips">
+          {plan.models.map((glob) => (
+            <li key={glob}>
+              <code>{glob === '*' ? 'all models' : glob}</code>
+            </li>
+          ))}
+        </ul>
+      </div>
+      <div className="plan-action">
+        {plan.current ? (
+          <p className="muted">This is your plan.</p>
+        ) : plan.selfService ? (
+          <button type="button" className="button primary" onClick={onSwitch}>
+            Switch to {formatPlanName(plan.name)}
+          </button>
+        ) : (
+          <p className="muted">Contact the operator to subscribe to this plan.</p>
+        )}
+      </div>
+    </article>
+  );
+}
+
+function ConfirmSwitch({ plan, onSwitched, onCancel }: { plan: Plan; onSwitched(account: Account): void; onCancel(): void }) {
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  async function confirm() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await api<{ account: Account }>('/plan', { method: 'POST', body: { tier: plan.name } });
+      onSwitched(answer.account);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="form">
+      <p>
+        Your rate limits and the models you can use change at once to those of the {formatPlanName(plan.name)} plan: {plan.rpm} requests and{' '}
+        {plan.tpm.toLocaleString('en-US')} tokens per minute. Your credit balance stays as it is.
+      </p>
+      {error === undefined ? null : <Notice tone="error">{error}</Notice>}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="button primary" disabled={busy} onClick={() => void confirm()}>
+          {busy ? 'Switching…' : `Switch to ${formatPlanName(plan.name)}`}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function RedeemCode({ onRedeemed }: { onRedeemed(redemption: Redemption): void }) {
+  const [code, setCode] = useState('');
+  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setResult(null);
+    try {
+      const redemption = await api<Redemption>('/redeem', { method: 'POST', body: { code: code.trim() } });
+      setCode('');
+      setResult({
+        tone: 'success',
+        text: `${formatCredits(redemption.creditedMicros)} credits were added. Your balance is now ${formatCredits(redemption.balanceMicros)} credits.`,
+      });
+      onRedeemed(redemption);
+    } catch (err) {
+      const text =
+        err instanceof ApiError && err.status === 429
+          ? `Too many attempts. Please try again ${err.retryAfterSec === null ? 'later' : formatWait(err.retryAfterSec)}.`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+      setResult({ tone: 'error', text });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="redeem-title" id="redeem">
+      <h2 id="redeem-title" className="card-title">
+        Redeem a code
+      </h2>
+      <form onSubmit={submit} className="form">
+        <TextField
+          label="Code"
+          name="code"
+          placeholder="LMG-XXXX-XXXX-XXXX"
+          autoComplete="off"
+          spellCheck={false}
+          autoCapitalize="characters"
+          required
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
+        {result === null ? null : <Notice tone={result.tone}>{result.text}</Notice>}
+        <div>
+          <button type="submit" className="button primary" disabled={busy || code.trim() === ''}>
+            {busy ? 'Redeeming…' : 'Redeem'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { api, ApiError } from '../api';
+import { AuthLayout } from '../components/AuthLayout';
+import { Notice } from '../components/Notice';
+import { TextField } from '../components/TextField';
+import { formatWait } from '../format';
+import { usePageTitle } from '../page-title';
+import { useSession } from '../session';
+import type { SessionInfo } from '../types';
+
+export function SignInPage() {
+  usePageTitle('Sign in');
+  const { account, config, ended, signedIn } = useSession();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  if (account !== null && !busy) return <Navigate to={next} replace />;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const session = await api<SessionInfo>('/signin', { method: 'POST', body: { email, password }, expectUnauthenticated: true });
+      signedIn(session);
+      navigate(next, { replace: true });
+    } catch (err) {
+      setError(signInProblem(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthLayout title="Sign in" subtitle="Manage your API keys, usage and credits.">
+      {ended && error === undefined ? <Notice tone="info">Your session has ended. Please sign in again.</Notice> : null}
+      {error === undefined ? null : <Notice tone="error">{error}</Notice>}
+      <form onSubmit={submit} className="form">
+        <TextField label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <TextField
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <button type="submit" className="button primary wide" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      {config.signupOpen ? (
+        <p className="auth-switch">
+          New to lmgate? <Link to="/signup">Create an account</Link>
+        </p>
+      ) : null}
+    </AuthLayout>
+  );
+}
+
+function signInProblem(err: unknown): string {
+  if (!(err instanceof ApiError)) return String(err);
+  if (err.status === 429) {
+    const wait = err.retryAfterSec === null ? 'later' : formatWait(err.retryAfterSec);
+    return `Too many failed sign-in attempts. For your security, sign-in is paused; please try again ${wait}.`;
+  }
+  return err.message;
+}
+
+/** Only a path of this site, so a crafted link cannot send people elsewhere after signing in. */
+function safeNext(next: string | null): string {
+  return next !== null && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}

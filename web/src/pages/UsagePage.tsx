@@ -1,0 +1,183 @@
+// Usage over a range of days: totals, charts, the split by model or key, recent requests
+// and a CSV export. The range lives in the address (?from&to) so it can be shared.
+import { useSearchParams } from 'react-router';
+import { LoadState } from '../components/LoadState';
+import { Notice } from '../components/Notice';
+import { PageHeader } from '../components/PageHeader';
+import { UsageBreakdown, UsageCharts } from '../components/UsageCharts';
+import { formatCredits, formatDateTime, formatNumber } from '../format';
+import { usePageTitle } from '../page-title';
+import type { Usage, UsageRecord } from '../types';
+import { daysIn, isDay, lastDays, PRESET_DAYS, rangeProblem, todayUtc, type DayRange } from '../usage-range';
+import { useApiData } from '../use-api-data';
+
+const DEFAULT_DAYS = 30;
+/** The API lists at most this many recent requests. */
+const RECENT_LIMIT = 100;
+
+export function UsagePage() {
+  usePageTitle('Usage');
+  const [params, setParams] = useSearchParams();
+  const fallback = lastDays(DEFAULT_DAYS);
+  const range: DayRange = {
+    from: isDay(params.get('from')) ? (params.get('from') as string) : fallback.from,
+    to: isDay(params.get('to')) ? (params.get('to') as string) : fallback.to,
+  };
+  const problem = rangeProblem(range);
+  const query = `from=${range.from}&to=${range.to}`;
+
+  function choose(next: DayRange) {
+    setParams({ from: next.from, to: next.to }, { replace: true });
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        description="Requests, tokens and credits per day (UTC)."
+        actions={
+          problem === null ? (
+            <a className="button" href={`/api/dashboard/usage.csv?${query}`} download>
+              Export CSV
+            </a>
+          ) : undefined
+        }
+      />
+      <RangePicker range={range} onChange={choose} />
+      {problem === null ? <UsageReport query={query} /> : <Notice tone="error">{problem}</Notice>}
+    </>
+  );
+}
+
+function RangePicker({ range, onChange }: { range: DayRange; onChange(range: DayRange): void }) {
+  const today = todayUtc();
+  return (
+    <form className="card range" aria-label="Date range" onSubmit={(event) => event.preventDefault()}>
+      <div className="range-dates">
+        <div className="field">
+          <label htmlFor="usage-from">From</label>
+          <input id="usage-from" type="date" value={range.from} max={today} onChange={(e) => onChange({ ...range, from: e.target.value })} />
+        </div>
+        <div className="field">
+          <label htmlFor="usage-to">To</label>
+          <input id="usage-to" type="date" value={range.to} max={today} onChange={(e) => onChange({ ...range, to: e.target.value })} />
+        </div>
+      </div>
+      <div className="range-presets" role="group" aria-label="Presets">
+        {PRESET_DAYS.map((days) => {
+          const preset = lastDays(days, today);
+          const active = preset.from === range.from && preset.to === range.to;
+          return (
+            <button key={days} type="button" className={`button small ${active ? 'is-active' : ''}`} aria-pressed={active} onClick={() => onChange(preset)}>
+              Last {days} days
+            </button>
+          );
+        })}
+      </div>
+    </form>
+  );
+}
+
+function UsageReport({ query }: { query: string }) {
+  const usage = useApiData<Usage>(`/usage?${query}`);
+  const data = usage.data;
+  if (data === undefined) return <LoadState error={usage.error} onRetry={usage.reload} />;
+  const totals = data.days.reduce(
+    (sum, day) => ({
+      requests: sum.requests + day.requests,
+      tokens: sum.tokens + day.promptTokens + day.completionTokens,
+      costMicros: sum.costMicros + day.costMicros,
+    }),
+    { requests: 0, tokens: 0, costMicros: 0 },
+  );
+
+  return (
+    <>
+      <div className="grid three stats" aria-label="Totals for the range">
+        <Stat label="Requests" value={formatNumber(totals.requests)} />
+        <Stat label="Tokens" value={formatNumber(totals.tokens)} />
+        <Stat label="Credits spent" value={formatCredits(totals.costMicros)} />
+      </div>
+      <UsageCharts days={data.days} />
+      <UsageBreakdown usage={data} />
+      <RecentRequests records={data.recent} days={daysIn(data)} />
+    </>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="card stat">
+      <p className="stat-label">{label}</p>
+      <p className="stat-value">{value}</p>
+    </div>
+  );
+}
+
+function RecentRequests({ records, days }: { records: UsageRecord[]; days: number }) {
+  return (
+    <section className="card flush" aria-labelledby="recent-title">
+      <div className="card-head">
+        <h2 id="recent-title" className="card-title">
+          Recent requests
+        </h2>
+        <p className="muted">
+          {records.length === RECENT_LIMIT ? `The latest ${RECENT_LIMIT} requests` : 'Requests'} in these {days} days, newest first.
+        </p>
+      </div>
+      {records.length === 0 ? (
+        <p className="empty-row muted">No requests in this range yet.</p>
+      ) : (
+        <table className="table stacked" data-testid="recent-requests">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Model</th>
+              <th scope="col">Key</th>
+              <th scope="col" className="num">
+                Prompt
+              </th>
+              <th scope="col" className="num">
+                Completion
+              </th>
+              <th scope="col" className="num">
+                Credits
+              </th>
+              <th scope="col" className="num">
+                Latency
+              </th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.map((record) => (
+              <tr key={record.id}>
+                <td data-label="Time">{formatDateTime(record.createdAt)}</td>
+                <td data-label="Model">
+                  <code>{record.model}</code>
+                </td>
+                <td data-label="Key">{record.keyName}</td>
+                <td data-label="Prompt" className="num">
+                  {formatNumber(record.promptTokens)}
+                </td>
+                <td data-label="Completion" className="num">
+                  {formatNumber(record.completionTokens)}
+                </td>
+                <td data-label="Credits" className="num">
+                  {formatCredits(record.costMicros)}
+                </td>
+                <td data-label="Latency" className="num">
+                  {formatNumber(record.latencyMs)} ms
+                </td>
+                <td data-label="Status">
+                  <span className={`badge ${record.status < 400 ? 'success' : 'danger'}`}>{record.status}</span>
+                  {record.streamed ? <span className="badge neutral">stream</span> : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+// The dashboard API's shapes (/api/dashboard/*), as the server sends them. Money is integer
+// micro-credits in fields named *Micros; dates are ISO 8601 UTC strings.
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string | null;
+  tier: string;
+  status: string;
+  subscriptionStatus: string;
+  createdAt: string;
+}
+
+export interface SessionInfo {
+  account: Account;
+  csrfToken: string;
+}
+
+export interface DashboardConfig {
+  signupOpen: boolean;
+  baseUrls: string[];
+}
+
+export interface Plan {
+  name: string;
+  subscription: boolean;
+  priceMonth: number | null;
+  creditsMonthMicros: number | null;
+  rpm: number;
+  tpm: number;
+  concurrency: number;
+  models: string[];
+  selfService: boolean;
+  current: boolean;
+}
+
+export interface Overview {
+  account: Account;
+  balanceMicros: number;
+  reservedMicros: number;
+  plan: Plan;
+  baseUrls: string[];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  lastFour: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  status: 'active' | 'revoked';
+}
+
+export interface UsageTotals {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+}
+
+export interface UsageDay extends UsageTotals {
+  date: string;
+}
+
+export interface UsageByModel extends UsageDay {
+  model: string;
+}
+
+export interface UsageByKey extends UsageDay {
+  keyId: string;
+  keyName: string;
+}
+
+export interface UsageRecord {
+  id: string;
+  requestId: string;
+  createdAt: string;
+  model: string;
+  keyId: string;
+  keyName: string;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+  latencyMs: number;
+  status: number;
+  streamed: boolean;
+  finishReason: string | null;
+}
+
+export interface Usage {
+  from: string;
+  to: string;
+  days: UsageDay[];
+  byModel: UsageByModel[];
+  byKey: UsageByKey[];
+  recent: UsageRecord[];
+}
+
+export interface Model {
+  id: string;
+  description: string | null;
+  ownedBy: string;
+  context: number;
+  maxOutput: number;
+  /** Credits per million tokens. */
+  price: { inputPerMillion: number; outputPerMillion: number };
+}
+
+export interface Plans {
+  current: string;
+  subscriptionStatus: string;
+  plans: Plan[];
+}
+
+export interface LedgerEntry {
+  id: string;
+  kind: string;
+  amountMicros: number;
+  reason: string | null;
+  createdAt: string;
+}
+
+export interface Ledger {
+  balanceMicros: number;
+  entries: LedgerEntry[];
+}
+
+export interface Redemption {
+  creditedMicros: number;
+  balanceMicros: number;
+}
