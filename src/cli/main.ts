@@ -5,6 +5,7 @@ import { ConfigError } from '../config/load.js';
 import { InsecureListenError } from '../http/transport-policy.js';
 import { NotFoundInStoreError } from '../store/store.js';
 import { accountsCommand } from './accounts.js';
+import { codesCommand } from './codes.js';
 import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
 import { keysCommand } from './keys.js';
@@ -23,6 +24,9 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
                                                a negative N: adjust A --reason R -- -5
                                                or adjust A --amount=-5 --reason R
   credits ledger A [--limit K]                 newest K entries (50) and the balance
+  codes create --credits N [--count K] [--expires DATE]
+                                               redemption codes, printed once
+  codes list                                   every code: amount, expiry, redeemed by/at
 
 A is an account id or email. N is in credits, up to 6 decimals (1 credit = 1,000,000
 micro-credits).`;
@@ -93,6 +97,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await keysCommand(config, args, io);
       case 'credits':
         return await creditsCommand(config, args, io);
+      case 'codes':
+        return await codesCommand(config, args, io);
       default:
         throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
     }

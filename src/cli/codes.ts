@@ -1,0 +1,87 @@
+// lmgate codes create | list
+//
+// Redemption codes carry credits a customer adds in the dashboard (POST
+// /api/dashboard/redeem), with no payment provider needed. Only a code's hash is stored:
+// `create` prints the codes once, `list` shows everything but them.
+import { formatCredits } from '../billing/money.js';
+import { generateRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
+import type { Config } from '../config/schema.js';
+import type { RedemptionCode } from '../store/store.js';
+import { stringFlag } from './accounts.js';
+import { CliError, withStore, type CliIo } from './context.js';
+import { parseCreditAmount } from './credit-amount.js';
+import type { ParsedCommand } from './main.js';
+import { printTable } from './output.js';
+
+const MAX_COUNT = 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export async function codesCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
+  const [action, ...rest] = args.positionals;
+  if (rest.length > 0) throw new CliError(`codes ${action}: unexpected ${JSON.stringify(rest[0])}`);
+  switch (action) {
+    case 'create': {
+      const amountMicros = parseCreditAmount(stringFlag(args, 'credits'), 'codes create --credits', { signed: false });
+      const count = parseCount(stringFlag(args, 'count'));
+      const expiresAt = parseExpiry(stringFlag(args, 'expires'));
+      const codes = Array.from({ length: count }, generateRedemptionCode);
+      return withStore(config, async (store) => {
+        const stored = await store.createRedemptionCodes(codes.map((code) => ({ codeHash: hashRedemptionCode(code), amountMicros, expiresAt })));
+        const rows = stored.map((record, i) => ({ code: codes[i], ...codeView(record) }));
+        printTable(io, args.json, rows, ['code', 'amount', 'expires_at', 'id']);
+        if (!args.json) {
+          io.out('');
+          io.out(`${count === 1 ? 'This code is' : `These ${count} codes are`} shown once: only a hash is stored.`);
+        }
+        return 0;
+      });
+    }
+    case 'list':
+      return withStore(config, async (store) => {
+        const rows = (await store.listRedemptionCodes()).map(codeView);
+        printTable(io, args.json, rows, ['id', 'amount', 'expires_at', 'created_at', 'redeemed_by', 'redeemed_at']);
+        return 0;
+      });
+    default:
+      throw new CliError('codes: expected create or list');
+  }
+}
+
+function parseCount(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_COUNT) {
+    throw new CliError(`--count must be a whole number from 1 to ${MAX_COUNT} (got ${JSON.stringify(text)})`);
+  }
+  return count;
+}
+
+/**
+ * `YYYY-MM-DD` means the code works through that whole UTC day; a full ISO 8601 time is
+ * taken as it is. Either must lie in the future.
+ */
+function parseExpiry(text: string | undefined, nowMs = Date.now()): string | null {
+  if (text === undefined) return null;
+  let expiresMs: number;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    const dayMs = Date.parse(`${text}T00:00:00.000Z`);
+    expiresMs = !Number.isNaN(dayMs) && new Date(dayMs).toISOString().startsWith(text) ? dayMs + DAY_MS : Number.NaN;
+  } else {
+    expiresMs = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
+  }
+  if (Number.isNaN(expiresMs)) throw new CliError(`--expires: ${JSON.stringify(text)} is not a date (YYYY-MM-DD or an ISO 8601 time)`);
+  if (expiresMs <= nowMs) throw new CliError(`--expires: ${text} is already past`);
+  return new Date(expiresMs).toISOString();
+}
+
+function codeView(code: RedemptionCode): Record<string, unknown> {
+  return {
+    id: code.id,
+    amount: formatCredits(code.amountMicros),
+    amount_micros: code.amountMicros,
+    expires_at: code.expiresAt,
+    created_at: code.createdAt,
+    redeemed_by: code.redeemedBy,
+    redeemed_at: code.redeemedAt,
+  };
+}
