@@ -15,7 +15,10 @@ type RangeQuery = { Querystring: { from?: string; to?: string } };
 export function usageRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
   const { store } = services;
 
-  /** Key id → name, for the account's own keys only. */
+  /**
+   * Key id → name, for the account's own keys only. Keys are revoked, never deleted, so
+   * every record's key is found; '' only guards against a row removed by hand.
+   */
   async function keyNames(accountId: string): Promise<Map<string, string>> {
     return new Map((await store.listKeys(accountId)).map((key) => [key.id, key.name]));
   }
@@ -34,14 +37,14 @@ export function usageRoutes(dashboard: FastifyInstance, services: DashboardServi
       to: range.to,
       days: range.days.map((date) => ({ date, ...totals(byDate.get(date)) })),
       byModel: summary.byModel.map((row) => ({ date: row.date, model: row.model, ...totals(row) })),
-      byKey: summary.byKey.map((row) => ({ date: row.date, keyId: row.keyId, keyName: names.get(row.keyId) ?? null, ...totals(row) })),
+      byKey: summary.byKey.map((row) => ({ date: row.date, keyId: row.keyId, keyName: names.get(row.keyId) ?? '', ...totals(row) })),
       recent: recent.map((record) => ({
         id: record.id,
         requestId: record.requestId,
         createdAt: record.createdAt,
         model: record.model,
         keyId: record.keyId,
-        keyName: names.get(record.keyId) ?? null,
+        keyName: names.get(record.keyId) ?? '',
         promptTokens: record.promptTokens,
         completionTokens: record.completionTokens,
         costMicros: record.costMicros,
