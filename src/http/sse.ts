@@ -5,52 +5,75 @@ import type { ChunkSink } from '../models/backend.js';
 
 const DONE = 'data: [DONE]\n\n';
 
-export function startEventStream(res: ServerResponse, headers: Record<string, string>): void {
-  res.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    // Tells nginx-style proxies not to buffer the stream.
-    'x-accel-buffering': 'no',
-  });
-  res.flushHeaders();
-}
-
-/** A sink writing to `res`; `beforeFirst` runs before the first event (to send headers). */
-export function eventSink(res: ServerResponse, beforeFirst: () => void): ChunkSink {
-  // Chunks produced in one synchronous burst (a fast backend, a batch from upstream) go
-  // out in one write instead of one syscall each; a paced stream still flushes per tick.
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    res.uncork();
+/**
+ * The client's end of a stream. The status line waits for the first event (so a backend
+ * that cannot start still answers with a plain error status) and goes out in the same
+ * write. Events sent in one turn of the event loop (a fast backend, a batch from an
+ * upstream) are joined and written once at the end of it: one pass through node's HTTP
+ * framing and one syscall instead of one per event.
+ */
+export class EventStream implements ChunkSink {
+  private pending = '';
+  private headers: Record<string, string> | undefined;
+  private readonly flush = (): void => {
+    const out = this.pending;
+    this.pending = '';
+    if (out.length > 0 && this.isOpen) this.res.write(out);
   };
-  return {
-    send: (json) => {
-      beforeFirst();
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
-      }
-      return res.write(`data: ${json}\n\n`);
-    },
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (res.destroyed || res.writableEnded) return resolve();
-        const done = (): void => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      }),
-  };
-}
 
-export function endEventStream(res: ServerResponse, errorJson?: string): void {
-  if (res.destroyed || res.writableEnded) return;
-  res.end(errorJson === undefined ? DONE : `data: ${errorJson}\n\n`);
+  constructor(
+    private readonly res: ServerResponse,
+    /** The headers to send with the status line, read when the first event goes out. */
+    private readonly headersNow: () => Record<string, string>,
+  ) {}
+
+  /** The status line has gone out (or is queued to): errors must now be events. */
+  get hasStarted(): boolean {
+    return this.headers !== undefined;
+  }
+
+  send(json: string): boolean {
+    this.start();
+    if (this.pending.length === 0) process.nextTick(this.flush);
+    this.pending += `data: ${json}\n\n`;
+    return !this.res.writableNeedDrain;
+  }
+
+  drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.isOpen || !this.res.writableNeedDrain) return resolve();
+      const done = (): void => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  /** Ends the stream with `[DONE]`, or with an error event instead. */
+  end(errorJson?: string): void {
+    this.start();
+    const out = this.pending + (errorJson === undefined ? DONE : `data: ${errorJson}\n\n`);
+    this.pending = '';
+    if (this.isOpen) this.res.end(out);
+  }
+
+  private start(): void {
+    if (this.headers !== undefined) return;
+    this.headers = this.headersNow();
+    this.res.writeHead(200, {
+      ...this.headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      // Tells nginx-style proxies not to buffer the stream.
+      'x-accel-buffering': 'no',
+    });
+  }
+
+  private get isOpen(): boolean {
+    return !this.res.destroyed && !this.res.writableEnded;
+  }
 }

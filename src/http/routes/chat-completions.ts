@@ -11,7 +11,7 @@ import { validateChatRequest } from '../../chat/validate.js';
 import { UnsupportedMediaTypeError } from '../../errors.js';
 import type { BackendCall, ChatBackend, CompletionResult } from '../../models/backend.js';
 import { isExpectedError, renderError, renderStreamError } from '../error-reply.js';
-import { endEventStream, eventSink, startEventStream } from '../sse.js';
+import { EventStream } from '../sse.js';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
 /** nginx's convention for "client closed the request", used in usage records. */
@@ -118,25 +118,19 @@ async function streamCompletion(
 ): Promise<FastifyReply> {
   reply.hijack();
   const res = reply.raw;
-  let started = false;
-  const start = (): void => {
-    if (started) return;
-    started = true;
-    // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
-    startEventStream(res, reply.getHeaders() as Record<string, string>);
-  };
+  // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
+  const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>);
   try {
-    const result = await backend.stream(call, eventSink(res, start));
-    start();
+    const result = await backend.stream(call, events);
     const status = result.error ? result.error.status : call.signal.aborted ? CLIENT_CLOSED : 200;
     metered.finish(result.usage, status, result.finishReason);
-    endEventStream(res, result.error && renderStreamError(result.error, request.id));
+    events.end(result.error && renderStreamError(result.error, request.id));
   } catch (err) {
     metered.finish(NO_USAGE, statusOf(err, call), null);
     if (!isExpectedError(err)) request.log.error({ err, request_id: request.id }, 'stream failed');
-    if (started) {
+    if (events.hasStarted) {
       // The status line is gone: the failure becomes the stream's last event.
-      endEventStream(res, renderStreamError(err, request.id));
+      events.end(renderStreamError(err, request.id));
     } else if (!res.destroyed) {
       const rendered = renderError(err, request.id);
       res.writeHead(rendered.status, { ...(reply.getHeaders() as Record<string, string>), ...rendered.headers, 'content-type': 'application/json; charset=utf-8' });

@@ -1,0 +1,70 @@
+// What can go wrong with one deployment before the client has seen anything, and what the
+// client is told when every deployment has gone wrong.
+import { BadUpstreamError, NoBackendAvailableError, UpstreamTimeoutError, type LmgateError } from '../../errors.js';
+
+export type FailureKind = 'unreachable' | 'busy' | 'bad_answer' | 'timeout';
+
+/** One deployment failed: try another (or, after the first chunk, end the stream). */
+export class AttemptFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    /** Safe for a client: says what, never where. */
+    readonly detail: string,
+    where: string,
+    cause?: unknown,
+    /** A 429's Retry-After, in milliseconds. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(`${where}: ${detail}`, { cause });
+    this.name = 'AttemptFailure';
+  }
+
+  toLmgateError(): LmgateError {
+    return this.kind === 'timeout'
+      ? new UpstreamTimeoutError(this.detail, { cause: this })
+      : new BadUpstreamError(this.detail, { cause: this });
+  }
+}
+
+/**
+ * All deployments failed: a bad answer anywhere is 502, else a timeout 504, else nobody
+ * could take the request (refused, reset, rate-limited, cooling down, full) 503.
+ */
+export function finalError(failures: readonly AttemptFailure[]): LmgateError {
+  const last = failures.at(-1);
+  if (last === undefined) return new NoBackendAvailableError('every deployment is cooling down or at its concurrency limit');
+  const cause = failures.length === 1 ? last : new AggregateError(failures, 'every deployment failed');
+  const summary = `${failures.length === 1 ? 'the deployment' : `all ${failures.length} deployments`} failed; last: ${last.detail}`;
+  if (failures.some((failure) => failure.kind === 'bad_answer')) return new BadUpstreamError(summary, { cause });
+  if (failures.some((failure) => failure.kind === 'timeout')) return new UpstreamTimeoutError(summary, { cause });
+  return new NoBackendAvailableError(summary, { cause });
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN']);
+const BROKEN_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+
+/** What a transport error means. `isAnswering`: the response had begun. */
+export function transportFailure(err: unknown, where: string, isTimedOut: boolean, isAnswering: boolean): AttemptFailure {
+  if (err instanceof AttemptFailure) return err;
+  if (isTimedOut) return new AttemptFailure('timeout', 'upstream exceeded its total time limit', where, err);
+  const code = errorCode(err);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new AttemptFailure('timeout', 'upstream connect timed out', where, err);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new AttemptFailure('timeout', 'upstream sent no answer in time', where, err);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new AttemptFailure('timeout', 'upstream went idle', where, err);
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return new AttemptFailure('unreachable', 'upstream unreachable', where, err);
+  if (code !== undefined && BROKEN_CONNECTION_CODES.has(code)) {
+    return isAnswering
+      ? new AttemptFailure('bad_answer', 'upstream connection broke mid-answer', where, err)
+      : new AttemptFailure('unreachable', 'upstream closed the connection', where, err);
+  }
+  return new AttemptFailure('bad_answer', 'upstream request failed', where, err);
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  // Happy eyeballs (several addresses) reports an AggregateError of the attempts.
+  if (err instanceof AggregateError) return errorCode(err.errors[0]);
+  return undefined;
+}

@@ -1,0 +1,92 @@
+// One upstream deployment of a model: where it is, how to talk to it, and how it is doing.
+import type { Pool } from 'undici';
+import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
+
+export interface UpstreamTimeouts {
+  /** TCP (and TLS) connection set-up. */
+  connectMs: number;
+  /** Streaming: from sending the request to the response headers. */
+  firstByteMs: number;
+  /** Longest silence between two pieces of the response body. */
+  idleMs: number;
+  /** The whole call to one deployment, answer included. */
+  totalMs: number;
+}
+
+export interface UpstreamDeployment {
+  /** Base URL ending in /v1, e.g. http://10.0.0.5:8000/v1. */
+  url: string;
+  /** The upstream's name for the model. */
+  model: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when set. Never logged, never in a message. */
+  apiKey?: string;
+  /** Share of the traffic relative to the model's other deployments; 0 takes none. */
+  weight: number;
+  /** Requests in flight at most; a full deployment is skipped. */
+  maxConcurrent: number;
+  timeouts: UpstreamTimeouts;
+  /** Defaults: 3 failures in a row, 5 s cooldown doubling up to 60 s. */
+  circuitBreaker?: Omit<CircuitBreakerOptions, 'now'>;
+}
+
+/** How one attempt on a deployment ended, for metrics. */
+export type AttemptOutcome = 'ok' | 'rejected' | 'unreachable' | 'busy' | 'bad_answer' | 'timeout' | 'aborted';
+
+/** Watches attempts (metrics). Called on the request path: must be cheap and never throw. */
+export interface DeploymentObserver {
+  /** `firstByteSec`: time to the response headers, when they came. */
+  attemptEnded(deployment: Deployment, outcome: AttemptOutcome, firstByteSec: number | undefined, durationSec: number): void;
+}
+
+export const DEFAULT_CIRCUIT_BREAKER = { failureThreshold: 3, cooldownMs: 5_000, maxCooldownMs: 60_000 };
+
+const MAX_UPSTREAM_MESSAGE_CHARS = 1000;
+const REDACTED = '[redacted]';
+
+export class Deployment {
+  inFlight = 0;
+  readonly breaker: CircuitBreaker;
+  readonly path: string;
+  readonly jsonHeaders: Record<string, string>;
+  readonly streamHeaders: Record<string, string>;
+  /** Where, for logs and the operator's metrics (never the key). */
+  readonly label: string;
+  readonly origin: string;
+  /** Texts that must not appear in anything relayed from this upstream. */
+  private readonly secrets: string[];
+
+  constructor(
+    /** lmgate's id of the model this deployment serves. */
+    readonly modelId: string,
+    /** Position in the model's deployments, a stable name for metrics. */
+    readonly index: number,
+    readonly config: UpstreamDeployment,
+    readonly pool: Pool,
+    now?: () => number,
+  ) {
+    const url = new URL(config.url);
+    this.path = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+    this.origin = url.origin;
+    const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
+    this.jsonHeaders = { 'content-type': 'application/json', accept: 'application/json', ...auth };
+    this.streamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream', ...auth };
+    this.label = `${url.origin}${this.path} (${config.model})`;
+    this.secrets = [config.apiKey, url.origin, url.host, url.hostname].filter(
+      (secret): secret is string => typeof secret === 'string' && secret.length > 0,
+    );
+    this.breaker = new CircuitBreaker({ ...DEFAULT_CIRCUIT_BREAKER, ...config.circuitBreaker, now });
+  }
+
+  /** Weight / (1 + in flight); 0 when it takes nothing now (weight 0, full, cooling down). */
+  score(): number {
+    if (this.config.weight <= 0 || this.inFlight >= this.config.maxConcurrent || !this.breaker.allows()) return 0;
+    return this.config.weight / (1 + this.inFlight);
+  }
+
+  /** An upstream's own words with its address and our key blanked out. */
+  redact(text: string): string {
+    let clean = text.length > MAX_UPSTREAM_MESSAGE_CHARS ? `${text.slice(0, MAX_UPSTREAM_MESSAGE_CHARS)}…` : text;
+    for (const secret of this.secrets) clean = clean.split(secret).join(REDACTED);
+    return clean;
+  }
+}
