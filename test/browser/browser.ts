@@ -36,6 +36,8 @@ export async function openPage(browser: Browser, origin: string, viewport: { wid
     viewport,
     locale: 'en-US',
     timezoneId: 'UTC',
+    // Charts drawn at once, so screenshots show them whole.
+    reducedMotion: 'reduce',
     ...(viewport.width < 500 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });

@@ -70,7 +70,8 @@ export interface UsageByModel extends UsageDay {
 
 export interface UsageByKey extends UsageDay {
   keyId: string;
-  keyName: string;
+  /** null when the key is not the account's any more. */
+  keyName: string | null;
 }
 
 export interface UsageRecord {
@@ -79,7 +80,7 @@ export interface UsageRecord {
   createdAt: string;
   model: string;
   keyId: string;
-  keyName: string;
+  keyName: string | null;
   promptTokens: number;
   completionTokens: number;
   costMicros: number;

@@ -5,9 +5,11 @@ interface CopyButtonProps {
   /** What is copied, for screen readers: "Copy API key". */
   what: string;
   className?: string;
+  /** Take the focus when shown (the new key's dialog, whose form just went away). */
+  autoFocus?: boolean;
 }
 
-export function CopyButton({ text, what, className = '' }: CopyButtonProps) {
+export function CopyButton({ text, what, className = '', autoFocus = false }: CopyButtonProps) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   useEffect(() => {
@@ -20,6 +22,7 @@ export function CopyButton({ text, what, className = '' }: CopyButtonProps) {
     <>
       <button
         type="button"
+        autoFocus={autoFocus}
         className={`button small copy ${state === 'copied' ? 'is-copied' : ''} ${className}`}
         onClick={() => {
           copyText(text).then(

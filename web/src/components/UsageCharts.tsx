@@ -1,9 +1,9 @@
 // The usage charts (Recharts): requests, tokens (prompt vs completion) and credits per day,
 // and one stacked chart splitting a measure by model or by key.
 import { useId, useState, type ReactNode } from 'react';
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCompact, formatCredits, formatDay, formatNumber } from '../format';
-import type { Usage, UsageDay, UsageTotals } from '../types';
+import type { Usage, UsageByKey, UsageDay, UsageTotals } from '../types';
 
 const CHART_HEIGHT = 240;
 const SERIES_COLORS = ['#3b4fd8', '#0f9488', '#d97706', '#c2417a', '#7c5cd6', '#2b87c9', '#6b8e23', '#8a5a44'];
@@ -14,6 +14,7 @@ const MAX_SERIES = 6;
 const axisProps = { stroke: '#8a93a3', fontSize: 12, tickLine: false } as const;
 
 export function UsageCharts({ days }: { days: UsageDay[] }) {
+  const animate = !prefersReducedMotion();
   return (
     <div className="grid two charts">
       <ChartCard title="Requests per day">
@@ -22,7 +23,7 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
           <YAxis tickFormatter={formatCompact} {...axisProps} width={44} allowDecimals={false} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => formatNumber(Number(value))} />
-          <Bar dataKey="requests" name="Requests" fill={SERIES_COLORS[0]} radius={[3, 3, 0, 0]} />
+          <Bar dataKey="requests" name="Requests" fill={SERIES_COLORS[0]} radius={[3, 3, 0, 0]} isAnimationActive={animate} />
         </BarChart>
       </ChartCard>
       <ChartCard title="Tokens per day">
@@ -31,19 +32,19 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
           <YAxis tickFormatter={formatCompact} {...axisProps} width={44} allowDecimals={false} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => formatNumber(Number(value))} />
-          <Legend iconType="circle" iconSize={8} />
-          <Bar dataKey="promptTokens" name="Prompt" stackId="tokens" fill={SERIES_COLORS[0]} />
-          <Bar dataKey="completionTokens" name="Completion" stackId="tokens" fill={SERIES_COLORS[1]} radius={[3, 3, 0, 0]} />
+          <Legend iconType="circle" iconSize={8} itemSorter={null} />
+          <Bar dataKey="promptTokens" name="Prompt" stackId="tokens" fill={SERIES_COLORS[0]} isAnimationActive={animate} />
+          <Bar dataKey="completionTokens" name="Completion" stackId="tokens" fill={SERIES_COLORS[1]} radius={[3, 3, 0, 0]} isAnimationActive={animate} />
         </BarChart>
       </ChartCard>
       <ChartCard title="Credits per day" wide>
-        <AreaChart responsive width="100%" height={CHART_HEIGHT} data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <BarChart responsive width="100%" height={CHART_HEIGHT} data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke="#eceef2" />
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
           <YAxis tickFormatter={(micros: number) => formatCredits(micros)} {...axisProps} width={72} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => `${formatCredits(Number(value))} credits`} />
-          <Area type="monotone" dataKey="costMicros" name="Credits" stroke={SERIES_COLORS[0]} fill="#dfe3fb" strokeWidth={2} />
-        </AreaChart>
+          <Bar dataKey="costMicros" name="Credits" fill={SERIES_COLORS[2]} radius={[3, 3, 0, 0]} isAnimationActive={animate} />
+        </BarChart>
       </ChartCard>
     </div>
   );
@@ -65,7 +66,7 @@ interface Split {
 /** One row per day with a value per series (top MAX_SERIES by total, the rest as "Other"). */
 function splitUsage(usage: Usage, grouping: Grouping, measure: Measure): Split {
   const of = MEASURES[measure].of;
-  const entries = (grouping === 'model' ? usage.byModel.map((row) => ({ ...row, name: row.model })) : usage.byKey.map((row) => ({ ...row, name: row.keyName })))
+  const entries = (grouping === 'model' ? usage.byModel.map((row) => ({ ...row, name: row.model })) : usage.byKey.map((row) => ({ ...row, name: keyLabel(usage, row) })))
     .map((row) => ({ date: row.date, name: row.name, value: of(row) }));
   const totals = new Map<string, number>();
   for (const entry of entries) totals.set(entry.name, (totals.get(entry.name) ?? 0) + entry.value);
@@ -87,6 +88,13 @@ function splitUsage(usage: Usage, grouping: Grouping, measure: Measure): Split {
   return { series, rows };
 }
 
+/** A key's name, made unique with the end of its id when two keys share a name. */
+function keyLabel(usage: Usage, row: UsageByKey): string {
+  const name = row.keyName ?? 'Unknown key';
+  const shared = usage.byKey.some((other) => other.keyId !== row.keyId && (other.keyName ?? 'Unknown key') === name);
+  return shared ? `${name} (…${row.keyId.slice(-4)})` : name;
+}
+
 export function UsageBreakdown({ usage }: { usage: Usage }) {
   const [grouping, setGrouping] = useState<Grouping>('model');
   const [measure, setMeasure] = useState<Measure>('requests');
@@ -94,6 +102,7 @@ export function UsageBreakdown({ usage }: { usage: Usage }) {
   const measureId = useId();
   const { series, rows } = splitUsage(usage, grouping, measure);
   const { label, format } = MEASURES[measure];
+  const animate = !prefersReducedMotion();
   const groupLabel = grouping === 'model' ? 'Model' : 'Key';
 
   return (
@@ -130,9 +139,9 @@ export function UsageBreakdown({ usage }: { usage: Usage }) {
               <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
               <YAxis tickFormatter={measure === 'costMicros' ? (micros: number) => formatCredits(micros) : formatCompact} {...axisProps} width={measure === 'costMicros' ? 72 : 44} />
               <Tooltip labelFormatter={dayLabel} formatter={(value) => format(Number(value))} />
-              <Legend iconType="circle" iconSize={8} />
+              <Legend iconType="circle" iconSize={8} itemSorter={null} />
               {series.map((item) => (
-                <Bar key={item.name} dataKey={item.name} name={item.name} stackId="split" fill={item.color} />
+                <Bar key={item.name} dataKey={item.name} name={item.name} stackId="split" fill={item.color} isAnimationActive={animate} />
               ))}
             </BarChart>
           </figure>
@@ -175,6 +184,11 @@ function ChartCard({ title, wide = false, children }: { title: string; wide?: bo
       {children}
     </figure>
   );
+}
+
+/** Bars grow in, unless the customer asked their system for less motion. */
+function prefersReducedMotion(): boolean {
+  return window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
 
 function dayLabel(label: unknown): string {

@@ -184,7 +184,7 @@ function SecretOnce({ secret, name, onDone }: { secret: string; name: string; on
           <code className="secret-value" aria-labelledby="secret-label" data-testid="new-key-secret">
             {secret}
           </code>
-          <CopyButton text={secret} what="API key" />
+          <CopyButton text={secret} what="API key" autoFocus />
         </div>
       </div>
       <div className="dialog-actions">

@@ -19,7 +19,7 @@ export function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings" />
-      <div className="grid two">
+      <div className="grid two top">
         <section className="card" aria-labelledby="account-title">
           <h2 id="account-title" className="card-title">
             Account

@@ -93,11 +93,11 @@ function UsageReport({ query }: { query: string }) {
 
   return (
     <>
-      <div className="grid three stats" aria-label="Totals for the range">
+      <section className="grid three stats" aria-label="Totals for the range">
         <Stat label="Requests" value={formatNumber(totals.requests)} />
         <Stat label="Tokens" value={formatNumber(totals.tokens)} />
         <Stat label="Credits spent" value={formatCredits(totals.costMicros)} />
-      </div>
+      </section>
       <UsageCharts days={data.days} />
       <UsageBreakdown usage={data} />
       <RecentRequests records={data.recent} days={daysIn(data)} />
@@ -156,7 +156,7 @@ function RecentRequests({ records, days }: { records: UsageRecord[]; days: numbe
                 <td data-label="Model">
                   <code>{record.model}</code>
                 </td>
-                <td data-label="Key">{record.keyName}</td>
+                <td data-label="Key">{record.keyName ?? <span className="muted">Unknown key</span>}</td>
                 <td data-label="Prompt" className="num">
                   {formatNumber(record.promptTokens)}
                 </td>
