@@ -3,10 +3,12 @@
 // Bearer-key API's hot path pays nothing for them.
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppServices } from '../app.js';
-import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
+import { MethodNotAllowedError, UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Account, Session } from '../store/store.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
+import { DashboardError } from './dashboard-error.js';
 import { renderDashboardError } from './error-reply.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
@@ -57,8 +59,24 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
     });
 
+    // Unknown dashboard paths get the dashboard's 404 (the API's says "Model not found."),
+    // and known paths asked with the wrong method 405 with Allow, from this table.
+    const routeTable = FindMyWay();
+    dashboard.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat() as HTTPMethod[]) {
+        if (!routeTable.hasRoute(method, route.url)) routeTable.on(method, route.url, () => undefined);
+      }
+    });
+    dashboard.setNotFoundHandler(async (request) => {
+      const path = request.url.split('?')[0]!;
+      const allow = ROUTE_METHODS.filter((method) => routeTable.find(method, path) !== null);
+      if (allow.length > 0) throw new MethodNotAllowedError(allow);
+      throw new DashboardError(404, 'Not found.');
+    });
+
     // Before the body is read: where the call comes from, what it sends, and who makes it.
     dashboard.addHook('onRequest', async (request) => {
+      if (request.is404) return;
       const changesState = isStateChanging(request);
       if (changesState) {
         assertSameOrigin(request);
@@ -86,6 +104,8 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     billingRoutes(dashboard, context);
   };
 }
+
+const ROUTE_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** The session the onRequest hook found; only called from routes that are not public. */
 export function signedIn(request: FastifyRequest): SignedIn {

@@ -1,6 +1,6 @@
 // Sign-up, sign-in, the session, sign-out and password change over real HTTP, with the
 // cookie, CSRF and Origin rules, on SQLite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '../../src/dashboard/sessions.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { DashboardClient, expectUnifiedError, signedUpClient } from './dashboard-client.js';
@@ -211,10 +211,11 @@ describe('dashboard sign-up settings', () => {
 describe('dashboard sign-in throttling', () => {
   let t: TestApp;
 
-  beforeAll(async () => {
+  // A fresh process per test: the counts live in memory, and each test starts from zero.
+  beforeEach(async () => {
     t = await startApp();
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
 
   it('after 5 failures for an account, sign-in is 429 with Retry-After, even with the right password', async () => {
     const email = 'throttled@example.test';
@@ -229,6 +230,17 @@ describe('dashboard sign-in throttling', () => {
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     expect(res.body.retry_after).toBe(retryAfter);
     expect(res.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('wrong current passwords at a password change count too: the sixth try is 429', async () => {
+    const client = await signedUpClient(t, { email: 'guessing@example.test' });
+    for (let i = 0; i < 5; i++) {
+      expectUnifiedError(await client.post('/password', { currentPassword: `guess number ${i}`, newPassword: 'a new long password' }), 403);
+    }
+    const res = await client.post('/password', { currentPassword: PASSWORD, newPassword: 'a new long password' });
+    expectUnifiedError(res, 429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await new DashboardClient(t).post('/signin', { email: 'guessing@example.test', password: PASSWORD })).status).toBe(429);
   });
 
   it('after 20 failures from one address, any sign-in from it is 429', async () => {

@@ -61,7 +61,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
 
   dashboard.post('/signin', { config: { public: true } }, async (request, reply) => {
     const input = parseInput(signInBody, request.body);
-    const accountKey = `signin:account:${input.email.toLowerCase()}`;
+    const accountKey = accountThrottleKey(input.email);
     const addressKey = `signin:address:${request.ip}`;
     throttle.assertAllowed(addressKey, PER_ADDRESS);
     throttle.assertAllowed(accountKey, PER_ACCOUNT);
@@ -92,9 +92,16 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
   dashboard.post('/password', async (request, reply) => {
     const { account, session } = signedIn(request);
     const input = parseInput(passwordBody, request.body);
+    // Guessing the current password from a borrowed session counts against the same
+    // allowance as guessing it at sign-in.
+    const accountKey = accountThrottleKey(account.email);
+    throttle.assertAllowed(accountKey, PER_ACCOUNT);
     const passwordHash = await store.findPasswordHash(account.id);
     const valid = passwordHash ? await verifyPassword(input.currentPassword, passwordHash) : await verifyAgainstDecoy(input.currentPassword);
-    if (!valid) throw new DashboardError(403, 'Current password is incorrect.');
+    if (!valid) {
+      throttle.recordFailure(accountKey, PER_ACCOUNT);
+      throw new DashboardError(403, 'Current password is incorrect.');
+    }
     await store.setPasswordHash(account.id, await hashPassword(input.newPassword));
     await sessions.endOthers(session);
     return reply.code(204).send();
@@ -112,6 +119,10 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     });
     return { account: accountView(account), csrfToken: session.csrfToken };
   }
+}
+
+function accountThrottleKey(email: string): string {
+  return `signin:account:${email.trim().toLowerCase()}`;
 }
 
 function emailTaken(): DashboardError {
