@@ -24,15 +24,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, parsed.hash);
 }
 
-let decoy: Promise<string> | undefined;
-
 /**
  * Spends what a real check costs and answers false: used when there is no account (or no
  * password) for an email, so the answer's timing does not tell whether the account exists.
  */
 export async function verifyAgainstDecoy(password: string): Promise<false> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
-  await verifyPassword(password, await decoy);
+  const actual = await derive(password, randomBytes(SALT_BYTES), KEY_BYTES, COST);
+  timingSafeEqual(actual, randomBytes(KEY_BYTES));
   return false;
 }
 

@@ -35,6 +35,12 @@ export function parseDayRange(query: { from?: unknown; to?: unknown }, nowMs = D
   };
 }
 
+/** One UTC day (`YYYY-MM-DD`) as a half-open time range. */
+export function dayTimeRange(day: string): TimeRange {
+  const startMs = Date.parse(`${day}T00:00:00.000Z`);
+  return { fromIso: new Date(startMs).toISOString(), untilIso: new Date(startMs + DAY_MS).toISOString() };
+}
+
 function parseDay(value: unknown, field: string, fields: Record<string, string[]>): number | undefined {
   const ms = typeof value === 'string' && DATE.test(value) ? Date.parse(`${value}T00:00:00.000Z`) : Number.NaN;
   // Date.parse rolls 2025-02-30 over to March; a real date reads back the same.

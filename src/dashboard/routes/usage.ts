@@ -1,10 +1,11 @@
 // Usage over a period of UTC days: sums per day (every day, zeros included), per day and
 // model, per day and key, the newest requests; and the same requests as CSV.
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { formatCredits } from '../../billing/money.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../plugin.js';
-import { parseDayRange } from '../usage-range.js';
+import { dayTimeRange, parseDayRange } from '../usage-range.js';
 
 const RECENT_LIMIT = 100;
 const CSV_HEADER =
@@ -59,16 +60,25 @@ export function usageRoutes(dashboard: FastifyInstance, services: DashboardServi
   dashboard.get<RangeQuery>('/usage.csv', async (request, reply) => {
     const { account } = signedIn(request);
     const range = parseDayRange(request.query);
-    const [records, names] = await Promise.all([
-      store.listUsage(account.id, { sinceIso: range.time.fromIso, untilIso: range.time.untilIso }),
-      keyNames(account.id),
-    ]);
-    const lines = [CSV_HEADER, ...records.map((record) => csvRow(record, names.get(record.keyId) ?? ''))];
+    const names = await keyNames(account.id);
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="lmgate-usage-${range.from}-${range.to}.csv"`)
-      .send(`${lines.join('\r\n')}\r\n`);
+      .send(Readable.from(csvLines(account.id, range.days, names)));
   });
+
+  /**
+   * The header, then every request of the period, newest first, one UTC day at a time: a
+   * year of heavy use is streamed, never held in memory whole.
+   */
+  async function* csvLines(accountId: string, days: readonly string[], names: Map<string, string>): AsyncGenerator<string> {
+    yield `${CSV_HEADER}\r\n`;
+    for (const day of [...days].reverse()) {
+      const { fromIso, untilIso } = dayTimeRange(day);
+      const records = await store.listUsage(accountId, { sinceIso: fromIso, untilIso });
+      if (records.length > 0) yield records.map((record) => `${csvRow(record, names.get(record.keyId) ?? '')}\r\n`).join('');
+    }
+  }
 }
 
 function totals(row: UsageTotals | undefined): UsageTotals {
