@@ -13,7 +13,7 @@ import { AttemptFailure, transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
 import { StreamRelay } from './stream-relay.js';
-import { isRecord, spliceModel, textOfMessage, upstreamErrorMessage, usageBody, usageOf } from './wire.js';
+import { isRecord, ModelRenamer, textOfMessage, upstreamErrorMessage, usageBody, usageOf } from './wire.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -221,9 +221,8 @@ export class CompletionExchange extends Exchange<CompletionResult> {
     const first: unknown = answer.choices[0];
     const finishReason = isRecord(first) && typeof first.finish_reason === 'string' ? first.finish_reason : null;
     let usage = usageOf(answer.usage);
-    let body: string | undefined;
-    if (usage !== null) body = spliceModel(text, answer, JSON.stringify(this.call.modelId));
-    else {
+    let body = text;
+    if (usage === null) {
       // Some Ollama and llama.cpp versions report none: count what they wrote, and tell
       // the client, who expects OpenAI's `usage` on every completion.
       let completionTokens = 0;
@@ -232,9 +231,9 @@ export class CompletionExchange extends Exchange<CompletionResult> {
       }
       usage = { promptTokens: this.call.promptTokens, completionTokens };
       answer.usage = usageBody(usage);
+      body = JSON.stringify(answer);
     }
-    body ??= JSON.stringify({ ...answer, model: this.call.modelId });
-    this.succeed({ body, usage, finishReason }, 'ok');
+    this.succeed({ body: new ModelRenamer(this.call.modelId).rename(body, answer), usage, finishReason }, 'ok');
   }
 
   protected transportError(err: unknown): void {

@@ -1,5 +1,6 @@
 // Server-sent events from an upstream, split into the data of each event as the bytes
 // arrive.
+import { StringDecoder } from 'node:string_decoder';
 import { AttemptFailure } from './attempt-failure.js';
 
 /** Longest event lmgate holds in memory before giving up on an upstream. */
@@ -11,7 +12,9 @@ const MAX_EVENT_CHARS = 16 * 1024 * 1024;
  * other fields are skipped, and a line cut between two reads waits for its end.
  */
 export class SseDataReader {
-  private readonly decoder = new TextDecoder();
+  // StringDecoder, not TextDecoder: the same care for characters cut between reads, at a
+  // fraction of the cost per read.
+  private readonly decoder = new StringDecoder('utf8');
   /** The unfinished last line, in pieces (joined once its end arrives: no quadratic copy). */
   private tail: string[] = [];
   private tailChars = 0;
@@ -21,11 +24,11 @@ export class SseDataReader {
   constructor(private readonly where: string) {}
 
   push(bytes: Uint8Array): string[] {
-    return this.take(this.decoder.decode(bytes, { stream: true }), false);
+    return this.take(this.decoder.write(bytes), false);
   }
 
   end(): string[] {
-    return this.take(this.decoder.decode(), true);
+    return this.take(this.decoder.end(), true);
   }
 
   private take(text: string, isEnd: boolean): string[] {

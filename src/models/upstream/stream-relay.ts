@@ -3,7 +3,7 @@
 import type { BackendCall, ChunkSink, StreamResult, Usage } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from './attempt-failure.js';
-import { isRecord, spliceModel, textOfMessage, usageBody, usageOf } from './wire.js';
+import { isRecord, ModelRenamer, textOfMessage, usageBody, usageOf } from './wire.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';
@@ -11,7 +11,7 @@ const NULL_USAGE = ',"usage":null';
 export class StreamRelay {
   /** Sent text per choice index, counted when the upstream reports no usage. */
   private readonly texts = new Map<number, string>();
-  private readonly modelJson: string;
+  private readonly renamer: ModelRenamer;
   private upstreamUsage: Usage | null = null;
   private finishReason: string | null = null;
   private lastChunk: Record<string, unknown> | null = null;
@@ -26,7 +26,7 @@ export class StreamRelay {
     private readonly sink: ChunkSink,
     private readonly where: string,
   ) {
-    this.modelJson = JSON.stringify(call.modelId);
+    this.renamer = new ModelRenamer(call.modelId);
   }
 
   /**
@@ -54,18 +54,18 @@ export class StreamRelay {
     const usage = usageOf(chunk.usage);
     if (usage !== null) this.upstreamUsage = usage;
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
-    let text: string | undefined = data;
+    let text = data;
     if (!this.call.includeUsage && chunk.usage !== undefined) {
       // The usage-only chunk lmgate asked for on its own account.
       if (choices.length === 0 && usage !== null) return false;
-      text = chunk.usage === null ? withoutOnce(data, NULL_USAGE) : undefined;
+      const withoutUsage = chunk.usage === null ? withoutOnce(data, NULL_USAGE) : undefined;
       delete chunk.usage;
+      text = withoutUsage ?? JSON.stringify(chunk);
     }
     for (const choice of choices) this.note(choice);
     this.lastChunk = chunk;
     this.sentChunks++;
-    const out = (text !== undefined && spliceModel(text, chunk, this.modelJson)) || JSON.stringify({ ...chunk, model: this.call.modelId });
-    return !this.sink.send(out);
+    return !this.sink.send(this.renamer.rename(text, chunk));
   }
 
   /** The upstream ended the stream properly. */

@@ -27,14 +27,15 @@ export function usageBody(usage: Usage): Record<string, number> {
 
 /** The generated text of a message or a delta: what the model was paid to write. */
 export function textOfMessage(message: Record<string, unknown>): string {
-  let text = '';
+  // Called for every streamed chunk: plain property reads, no field list to walk.
+  const { content, refusal, reasoning_content: reasoningContent, reasoning, tool_calls: toolCalls } = message;
+  let text = typeof content === 'string' ? content : '';
+  if (typeof refusal === 'string') text += refusal;
   // reasoning_content: vLLM and DeepSeek reasoning models; reasoning: Ollama.
-  for (const field of ['content', 'refusal', 'reasoning_content', 'reasoning']) {
-    const value = message[field];
-    if (typeof value === 'string') text += value;
-  }
-  if (Array.isArray(message.tool_calls)) {
-    for (const toolCall of message.tool_calls) {
+  if (typeof reasoningContent === 'string') text += reasoningContent;
+  if (typeof reasoning === 'string') text += reasoning;
+  if (Array.isArray(toolCalls)) {
+    for (const toolCall of toolCalls) {
       if (!isRecord(toolCall) || !isRecord(toolCall.function)) continue;
       const { name, arguments: args } = toolCall.function;
       if (typeof name === 'string') text += name;
@@ -63,16 +64,34 @@ export function upstreamErrorMessage(text: string): string | undefined {
 }
 
 /**
- * `text` (the JSON of `parsed`) with its top-level `model` shown as `modelJson`, without
- * serializing the whole object again: the upstream's `"model":"<name>"` is replaced in
- * place when it occurs exactly once. A quote inside a JSON string is always escaped, so a
- * match is a key, not text; twice (a nested `model` key) or spaced differently, the object
- * is serialized instead. Returns undefined when `parsed` has no string model.
+ * Shows an upstream's JSON text with lmgate's model id, without serializing the parsed
+ * object again: the upstream's `"model":"<name>"` is replaced in place when it occurs
+ * exactly once. A quote inside a JSON string is always escaped, so a match is a key, not
+ * text; twice (a nested `model` key), spaced differently or missing, the object is
+ * serialized instead.
  */
-export function spliceModel(text: string, parsed: Record<string, unknown>, modelJson: string): string | undefined {
-  if (typeof parsed.model !== 'string') return undefined;
-  const needle = `"model":${JSON.stringify(parsed.model)}`;
-  const at = text.indexOf(needle);
-  if (at === -1 || text.indexOf(needle, at + needle.length) !== -1) return undefined;
-  return `${text.slice(0, at)}"model":${modelJson}${text.slice(at + needle.length)}`;
+export class ModelRenamer {
+  private readonly replacement: string;
+  private upstreamModel: string | undefined;
+  private needle = '';
+
+  constructor(private readonly modelId: string) {
+    this.replacement = `"model":${JSON.stringify(modelId)}`;
+  }
+
+  rename(text: string, parsed: Record<string, unknown>): string {
+    const model = parsed.model;
+    if (typeof model === 'string') {
+      // A stream repeats the same name in every chunk: build the needle once.
+      if (model !== this.upstreamModel) {
+        this.upstreamModel = model;
+        this.needle = `"model":${JSON.stringify(model)}`;
+      }
+      const at = text.indexOf(this.needle);
+      if (at !== -1 && text.indexOf(this.needle, at + this.needle.length) === -1) {
+        return text.slice(0, at) + this.replacement + text.slice(at + this.needle.length);
+      }
+    }
+    return JSON.stringify({ ...parsed, model: this.modelId });
+  }
 }
