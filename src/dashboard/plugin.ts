@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppServices } from '../app.js';
 import { MethodNotAllowedError, UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
-import type { Account, Session } from '../store/store.js';
+import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
 import { DashboardError } from './dashboard-error.js';
 import { renderDashboardError } from './error-reply.js';
@@ -17,26 +17,6 @@ import { signInRoutes } from './routes/sign-in.js';
 import { usageRoutes } from './routes/usage.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { FailureThrottle } from './sign-in-throttle.js';
-
-export interface SignedIn {
-  session: Session;
-  account: Account;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    signedIn: SignedIn | null;
-  }
-  interface FastifyContextConfig {
-    /** A dashboard route that needs no session (config, sign-up, sign-in). */
-    public?: boolean;
-  }
-}
-
-export interface DashboardServices extends AppServices {
-  sessions: Sessions;
-  throttle: FailureThrottle;
-}
 
 export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
   return async (dashboard) => {
@@ -106,12 +86,6 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
 }
 
 const ROUTE_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-/** The session the onRequest hook found; only called from routes that are not public. */
-export function signedIn(request: FastifyRequest): SignedIn {
-  if (!request.signedIn) throw new UnauthenticatedError('no dashboard session');
-  return request.signedIn;
-}
 
 /** A body must be JSON: a form post from another site (text/plain, urlencoded) is refused. */
 function assertJsonBody(request: FastifyRequest): void {

@@ -208,6 +208,28 @@ describe('dashboard sign-up settings', () => {
   });
 });
 
+describe('dashboard behind a trusted TLS proxy', () => {
+  it('marks the cookie Secure and derives the base addresses and the Origin check from the forwarded request', async () => {
+    const t = await startApp({ overrides: { server: { port: 0, trust_proxy: true } } });
+    try {
+      const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'dash.example.test' };
+      const config = await new DashboardClient(t).get('/config', { headers: forwarded });
+      expect(config.body.baseUrls).toEqual(['https://dash.example.test/v1', 'https://dash.example.test/api/v1']);
+      const res = await new DashboardClient(t).post(
+        '/signup',
+        { email: 'proxied@example.test', password: PASSWORD },
+        { headers: { ...forwarded, origin: 'https://dash.example.test' } },
+      );
+      expect(res.status).toBe(201);
+      expect(res.headers.getSetCookie()[0]).toMatch(/; Secure/i);
+      const plain = await new DashboardClient(t).post('/signin', { email: 'proxied@example.test', password: PASSWORD });
+      expect(plain.headers.getSetCookie()[0]).not.toMatch(/; Secure/i);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('dashboard sign-in throttling', () => {
   let t: TestApp;
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../../billing/redemption-code.js';
 import { parseInput } from '../body.js';
 import { DashboardError } from '../dashboard-error.js';
-import { signedIn, type DashboardServices } from '../plugin.js';
+import { signedIn, type DashboardServices } from '../context.js';
 import type { FailureRule } from '../sign-in-throttle.js';
 import { accountView, planView } from '../views.js';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createApiKey } from '../../auth/keys.js';
 import { parseInput } from '../body.js';
 import { DashboardError } from '../dashboard-error.js';
-import { signedIn, type DashboardServices } from '../plugin.js';
+import { signedIn, type DashboardServices } from '../context.js';
 import { keyView } from '../views.js';
 
 const createBody = z.object({ name: z.string().trim().min(1, 'Give the key a name.').max(100, 'Use at most 100 characters.') });

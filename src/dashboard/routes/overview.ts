@@ -1,7 +1,7 @@
 // The account at a glance, and the models its tier may use.
 import type { FastifyInstance } from 'fastify';
 import { MICROS_PER_CREDIT } from '../../billing/money.js';
-import { signedIn, type DashboardServices } from '../plugin.js';
+import { signedIn, type DashboardServices } from '../context.js';
 import { accountView, baseUrls, planView } from '../views.js';
 
 export function overviewRoutes(dashboard: FastifyInstance, services: DashboardServices): void {

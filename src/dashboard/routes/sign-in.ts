@@ -6,7 +6,7 @@ import { EmailTakenError, type Account } from '../../store/store.js';
 import { parseInput } from '../body.js';
 import { DashboardError } from '../dashboard-error.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
-import { signedIn, type DashboardServices } from '../plugin.js';
+import { signedIn, type DashboardServices } from '../context.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
 import type { FailureRule } from '../sign-in-throttle.js';
 import { accountView, baseUrls } from '../views.js';

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { formatCredits } from '../../billing/money.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
-import { signedIn, type DashboardServices } from '../plugin.js';
+import { signedIn, type DashboardServices } from '../context.js';
 import { dayTimeRange, parseDayRange } from '../usage-range.js';
 
 const RECENT_LIMIT = 100;
