@@ -19,6 +19,8 @@ import { billingSubscriptionRoute } from './http/routes/billing-subscription.js'
 import { AccountLimits } from './limits/account-limits.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ModelCatalog } from './models/catalog.js';
+import { Metrics } from './observability/metrics.js';
+import { metricsRoute } from './http/routes/metrics.js';
 import type { Store } from './store/store.js';
 
 declare module 'fastify' {
@@ -78,11 +80,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
   const credits = new MemoryCreditBook(store);
+  const metrics = new Metrics();
   const writer = new UsageWriter(store, credits, { onError: (err) => app.log.error({ err }, 'usage flush failed') });
   const services: AppServices = {
     config,
     store,
-    catalog: new ModelCatalog(config),
+    catalog: new ModelCatalog(config, { metrics }),
     keyCache,
     authenticator: new Authenticator(store, keyCache, lastUsed),
     tiers: new Tiers(config),
@@ -101,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(apiPlugin, { prefix: '/v1' });
   await app.register(apiPlugin, { prefix: '/api/v1' });
   billingSubscriptionRoute(app, services);
+  metricsRoute(app, config, metrics);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.

@@ -33,7 +33,7 @@ export class KeyRevokedError extends LmgateError {
   }
 }
 
-export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'model_not_in_tier';
+export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'model_not_in_tier' | 'metrics_not_allowed';
 
 /** Authenticated, but the account may not do this (spec 5.7). */
 export class ForbiddenError extends LmgateError {

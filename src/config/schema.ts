@@ -44,6 +44,16 @@ const deployment = z
       })
       .strict()
       .prefault({}),
+    // Failures in a row take a deployment out of rotation for a cooldown; then one request
+    // probes it. Each failed probe doubles the cooldown, up to max_cooldown_ms.
+    circuit_breaker: z
+      .object({
+        failures: z.number().int().positive().default(3),
+        cooldown_ms: z.number().int().positive().default(5_000),
+        max_cooldown_ms: z.number().int().positive().default(60_000),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
@@ -102,6 +112,15 @@ export const configSchema = z
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .strict()
+      .prefault({}),
+    // Prometheus metrics at /metrics: for loopback clients only, or for anyone presenting
+    // `Authorization: Bearer <token>` when token_env names a variable holding the token.
+    metrics: z
+      .object({
+        enabled: z.boolean().default(true),
+        token_env: z.string().min(1).optional(),
       })
       .strict()
       .prefault({}),

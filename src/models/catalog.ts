@@ -6,6 +6,7 @@ import { ModelNotFoundError } from '../errors.js';
 import type { ChatBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
 import { createOpenAICompatibleBackend } from './openai-compatible-backend.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /** Looks up a secret by the environment variable a config entry names (`*_env`). */
 export type SecretReader = (name: string) => string | undefined;
@@ -29,7 +30,8 @@ const CATALOG_CREATED_UNIX_SEC = 1_767_225_600; // 2026-01-01T00:00:00Z
 export class ModelCatalog {
   private readonly models = new Map<string, ModelEntry>();
 
-  constructor(config: Config, readSecret: SecretReader = readSecretEnv) {
+  constructor(config: Config, options: { readSecret?: SecretReader; metrics?: Metrics } = {}) {
+    const { readSecret = readSecretEnv, metrics } = options;
     for (const [id, model] of Object.entries(config.models)) {
       const entry: Omit<ModelEntry, 'json'> = {
         id,
@@ -39,7 +41,7 @@ export class ModelCatalog {
         maxOutputTokens: model.max_output,
         inputPerMTokMicros: creditsToMicros(model.price.input),
         outputPerMTokMicros: creditsToMicros(model.price.output),
-        backend: backendFor(id, model, readSecret),
+        backend: backendFor(id, model, readSecret, metrics),
       };
       this.models.set(id, { ...entry, json: toModelObject(entry, model.price) });
     }
@@ -61,11 +63,13 @@ export class ModelCatalog {
   }
 }
 
-function backendFor(id: string, model: ModelConfig, readSecret: SecretReader): ChatBackend {
+function backendFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): ChatBackend {
   if (model.backend === 'demo') {
     return createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens });
   }
-  return createOpenAICompatibleBackend({
+  const backend = createOpenAICompatibleBackend({
+    modelId: id,
+    observer: metrics,
     deployments: model.deployments.map((deployment, index) => {
       let apiKey: string | undefined;
       if (deployment.api_key_env) {
@@ -86,9 +90,16 @@ function backendFor(id: string, model: ModelConfig, readSecret: SecretReader): C
           idleMs: deployment.timeouts.idle_ms,
           totalMs: deployment.timeouts.total_ms,
         },
+        circuitBreaker: {
+          failureThreshold: deployment.circuit_breaker.failures,
+          cooldownMs: deployment.circuit_breaker.cooldown_ms,
+          maxCooldownMs: deployment.circuit_breaker.max_cooldown_ms,
+        },
       };
     }),
   });
+  metrics?.watch(backend.deployments);
+  return backend;
 }
 
 function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; output: number }): Record<string, unknown> {

@@ -100,7 +100,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
       } finally {
         deployment.inFlight--;
         recordHealth(deployment, exchange);
-        observer?.attemptEnded(deployment, exchange.outcome, exchange.firstByteSec, exchange.durationSec);
+        observer?.attemptEnded(deployment, exchange.outcome, exchange.firstByteSec);
       }
     }
     if (call.signal.aborted) return aborted();

@@ -46,6 +46,7 @@ function deployment(url: string, overrides: Partial<UpstreamDeployment> = {}): U
     weight: 1,
     maxConcurrent: 8,
     timeouts: { connectMs: 2000, firstByteMs: 5000, idleMs: 5000, totalMs: 20_000 },
+    circuitBreaker: { failureThreshold: 3, cooldownMs: 5000, maxCooldownMs: 60_000 },
     ...overrides,
   };
 }
@@ -510,3 +511,75 @@ describe('client abort within one read', () => {
 async function waitFor(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
+
+describe('circuit breaker', () => {
+  /** A backend whose breakers read a clock the test moves. */
+  function backendWithClock(deployments: UpstreamDeployment[]): { backend: OpenAICompatibleBackend; advance(ms: number): void } {
+    let now = 0;
+    const backend = createOpenAICompatibleBackend({ deployments, random: () => 0, now: () => now });
+    cleanups.push(() => backend.close());
+    return { backend, advance: (ms) => void (now += ms) };
+  }
+
+  it('takes a failing deployment out of rotation, probes it after the cooldown, and brings it back', async () => {
+    const flaky = await upstream({ status: 500 });
+    const healthy = await upstream();
+    const breakerOptions = { circuitBreaker: { failureThreshold: 3, cooldownMs: 5000, maxCooldownMs: 60_000 } };
+    const { backend, advance } = backendWithClock([deployment(flaky.url, breakerOptions), deployment(healthy.url, breakerOptions)]);
+    const [first] = backend.deployments;
+
+    // The first deployment is always tried first (random() = 0): three failures open it.
+    for (let i = 0; i < 3; i++) await backend.complete(call());
+    expect(flaky.requests).toHaveLength(3);
+    expect(first!.breaker.state).toBe('open');
+
+    // Cooling down: not even tried.
+    await backend.complete(call());
+    expect(flaky.requests).toHaveLength(3);
+    expect(healthy.requests).toHaveLength(4);
+
+    // After the cooldown one request probes it; it has recovered, so it is back.
+    flaky.behave({});
+    advance(5000);
+    expect(first!.breaker.state).toBe('half_open');
+    await backend.complete(call());
+    expect(flaky.requests).toHaveLength(4);
+    expect(first!.breaker.state).toBe('closed');
+    await backend.complete(call());
+    expect(flaky.requests).toHaveLength(5);
+    expect(healthy.requests).toHaveLength(4);
+  });
+
+  it('every deployment cooling down is a 503 without a single upstream request', async () => {
+    const down = await upstream({ status: 502 });
+    const { backend } = backendWithClock([deployment(down.url, { circuitBreaker: { failureThreshold: 2, cooldownMs: 5000, maxCooldownMs: 60_000 } })]);
+    for (let i = 0; i < 2; i++) expect(await rejection(backend.complete(call()))).toBeInstanceOf(BadUpstreamError);
+    const err = await rejection(backend.complete(call()));
+    expect(err).toBeInstanceOf(NoBackendAvailableError);
+    expect(err.status).toBe(503);
+    expect(down.requests).toHaveLength(2);
+  });
+
+  it("a 429's Retry-After keeps the deployment out for that long", async () => {
+    const limited = await upstream({ status: 429, retryAfter: '30' });
+    const other = await upstream();
+    const { backend, advance } = backendWithClock([deployment(limited.url), deployment(other.url)]);
+    await backend.complete(call());
+    expect(limited.requests).toHaveLength(1);
+    limited.behave({});
+    advance(29_000);
+    await backend.complete(call());
+    expect(limited.requests).toHaveLength(1);
+    advance(1000);
+    await backend.complete(call());
+    expect(limited.requests).toHaveLength(2);
+  });
+
+  it('an upstream 400 says nothing against the deployment', async () => {
+    const picky = await upstream({ status: 400, errorMessage: 'bad request' });
+    const { backend } = backendWithClock([deployment(picky.url)]);
+    for (let i = 0; i < 5; i++) expect(await rejection(backend.complete(call()))).toBeInstanceOf(UpstreamRejectedError);
+    expect(backend.deployments[0]!.breaker.state).toBe('closed');
+    expect(picky.requests).toHaveLength(5);
+  });
+});

@@ -25,8 +25,7 @@ export interface UpstreamDeployment {
   /** Requests in flight at most; a full deployment is skipped. */
   maxConcurrent: number;
   timeouts: UpstreamTimeouts;
-  /** Defaults: 3 failures in a row, 5 s cooldown doubling up to 60 s. */
-  circuitBreaker?: Omit<CircuitBreakerOptions, 'now'>;
+  circuitBreaker: Omit<CircuitBreakerOptions, 'now'>;
 }
 
 /** How one attempt on a deployment ended, for metrics. */
@@ -35,10 +34,8 @@ export type AttemptOutcome = 'ok' | 'rejected' | 'unreachable' | 'busy' | 'bad_a
 /** Watches attempts (metrics). Called on the request path: must be cheap and never throw. */
 export interface DeploymentObserver {
   /** `firstByteSec`: time to the response headers, when they came. */
-  attemptEnded(deployment: Deployment, outcome: AttemptOutcome, firstByteSec: number | undefined, durationSec: number): void;
+  attemptEnded(deployment: Deployment, outcome: AttemptOutcome, firstByteSec: number | undefined): void;
 }
-
-export const DEFAULT_CIRCUIT_BREAKER = { failureThreshold: 3, cooldownMs: 5_000, maxCooldownMs: 60_000 };
 
 const MAX_UPSTREAM_MESSAGE_CHARS = 1000;
 const REDACTED = '[redacted]';
@@ -74,7 +71,7 @@ export class Deployment {
     this.secrets = [config.apiKey, url.origin, url.host, url.hostname].filter(
       (secret): secret is string => typeof secret === 'string' && secret.length > 0,
     );
-    this.breaker = new CircuitBreaker({ ...DEFAULT_CIRCUIT_BREAKER, ...config.circuitBreaker, now });
+    this.breaker = new CircuitBreaker({ ...config.circuitBreaker, now });
   }
 
   /** Weight / (1 + in flight); 0 when it takes nothing now (weight 0, full, cooling down). */

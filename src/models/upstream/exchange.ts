@@ -148,10 +148,6 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
     else this.pendingAbort = reason;
   }
 
-  get durationSec(): number {
-    return (performance.now() - this.startedAt) / 1000;
-  }
-
   private settle(outcome: AttemptOutcome): boolean {
     if (this.settled) return false;
     this.settled = true;
