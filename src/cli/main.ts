@@ -10,6 +10,7 @@ import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
 import { keysCommand } from './keys.js';
 import { migrate } from './migrate.js';
+import { upstreamsCommand } from './upstreams.js';
 
 const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
 
@@ -27,6 +28,9 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   codes create --credits N [--count K] [--expires DATE]
                                                redemption codes, printed once
   codes list                                   every code: amount, expiry, redeemed by/at
+  upstreams [--url URL]                        each upstream deployment's health, in-flight
+                                               requests, outcomes and latency, as the
+                                               running server sees it (its /metrics)
 
 A is an account id or email. N is in credits, up to 6 decimals (1 credit = 1,000,000
 micro-credits).`;
@@ -43,6 +47,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   count: { type: 'string' },
   expires: { type: 'string' },
+  url: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 export interface ParsedCommand {
@@ -99,6 +104,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await creditsCommand(config, args, io);
       case 'codes':
         return await codesCommand(config, args, io);
+      case 'upstreams':
+        return await upstreamsCommand(config, args, io);
       default:
         throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
     }
