@@ -7,12 +7,14 @@ import type { Account, DashboardConfig, SessionInfo } from './types';
 interface Session {
   config: DashboardConfig;
   account: Account | null;
-  /** True when the server ended the session (expired, revoked elsewhere), not the user. */
-  ended: boolean;
+  /** How the last session ended: by the server (expired, revoked elsewhere) or by signing out. */
+  ending: Ending;
   signedIn(info: SessionInfo): void;
   updateAccount(account: Account): void;
   signOut(): Promise<void>;
 }
+
+export type Ending = 'none' | 'ended' | 'signed-out';
 
 const SessionContext = createContext<Session | null>(null);
 
@@ -21,13 +23,13 @@ type LoadState = { kind: 'loading' } | { kind: 'failed'; message: string } | { k
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [load, setLoad] = useState<LoadState>({ kind: 'loading' });
   const [account, setAccount] = useState<Account | null>(null);
-  const [ended, setEnded] = useState(false);
+  const [ending, setEnding] = useState<Ending>('none');
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     // Only calls made while signed in can hit this, so it always means the session ended.
     whenUnauthenticated(() => {
-      setEnded(true);
+      setEnding('ended');
       setAccount(null);
     });
     let cancelled = false;
@@ -51,23 +53,24 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signedIn = useCallback((info: SessionInfo) => {
     setCsrfToken(info.csrfToken);
-    setEnded(false);
+    setEnding('none');
     setAccount(info.account);
   }, []);
 
   const signOut = useCallback(async () => {
     try {
       await api('/signout', { method: 'POST', expectUnauthenticated: true });
-    } finally {
-      setCsrfToken(null);
-      setEnded(false);
-      setAccount(null);
+    } catch {
+      // Already ended (401) or the server is unreachable: the app forgets the session anyway.
     }
+    setCsrfToken(null);
+    setEnding('signed-out');
+    setAccount(null);
   }, []);
 
   const value = useMemo<Session | null>(
-    () => (load.kind === 'ready' ? { config: load.config, account, ended, signedIn, updateAccount: setAccount, signOut } : null),
-    [load, account, ended, signedIn, signOut],
+    () => (load.kind === 'ready' ? { config: load.config, account, ending, signedIn, updateAccount: setAccount, signOut } : null),
+    [load, account, ending, signedIn, signOut],
   );
 
   if (load.kind === 'loading') {

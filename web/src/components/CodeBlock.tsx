@@ -1,13 +1,16 @@
 import { CopyButton } from './CopyButton';
 
-/** Code to paste, scrollable, with a Copy button. `tabIndex` lets keyboard users scroll it. */
-export function CodeBlock({ code, what }: { code: string; what: string }) {
+/** Code to paste under a small bar naming it, with a Copy button. `tabIndex` lets keyboard users scroll it. */
+export function CodeBlock({ code, label }: { code: string; label: string }) {
   return (
     <div className="code-block">
-      <pre tabIndex={0} aria-label={what}>
+      <div className="code-head">
+        <span>{label}</span>
+        <CopyButton text={code} what={`${label} example`} className="code-copy" />
+      </div>
+      <pre tabIndex={0} aria-label={`${label} example`}>
         <code>{code}</code>
       </pre>
-      <CopyButton text={code} what={what} className="code-copy" />
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // page itself. After a navigation, focus moves to the new page's heading so screen
 // readers announce it and Tab starts from the page.
 import { useEffect, useRef, useState } from 'react';
-import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
 import { Logo } from './Logo';
 
@@ -17,7 +17,6 @@ const PAGES = [
 
 export function Layout() {
   const { account, signOut } = useSession();
-  const navigate = useNavigate();
   const { pathname } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
   const shownPath = useRef(pathname);
@@ -69,7 +68,8 @@ export function Layout() {
               disabled={signingOut}
               onClick={() => {
                 setSigningOut(true);
-                signOut().finally(() => navigate('/signin', { replace: true }));
+                // Signed out, RequireSession shows the sign-in page.
+                void signOut();
               }}
             >
               Sign out

@@ -137,7 +137,12 @@ export function UsageBreakdown({ usage }: { usage: Usage }) {
             <BarChart responsive width="100%" height={CHART_HEIGHT} data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid vertical={false} stroke="#eceef2" />
               <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
-              <YAxis tickFormatter={measure === 'costMicros' ? (micros: number) => formatCredits(micros) : formatCompact} {...axisProps} width={measure === 'costMicros' ? 72 : 44} />
+              <YAxis
+                tickFormatter={measure === 'costMicros' ? (micros: number) => formatCredits(micros) : formatCompact}
+                {...axisProps}
+                width={measure === 'costMicros' ? 72 : 44}
+                allowDecimals={measure !== 'requests' && measure !== 'tokens'}
+              />
               <Tooltip labelFormatter={dayLabel} formatter={(value) => format(Number(value))} />
               <Legend iconType="circle" iconSize={8} itemSorter={null} />
               {series.map((item) => (

@@ -95,9 +95,9 @@ function QuickStart({ baseUrls, model }: { baseUrls: string[]; model: string }) 
       <Tabs
         label="Code examples"
         tabs={[
-          { id: 'curl', label: 'curl', content: <CodeBlock code={curlSnippet(baseUrl, model)} what="curl example" /> },
-          { id: 'python', label: 'Python', content: <CodeBlock code={pythonSnippet(baseUrl, model)} what="Python example" /> },
-          { id: 'javascript', label: 'JavaScript', content: <CodeBlock code={javascriptSnippet(baseUrl, model)} what="JavaScript example" /> },
+          { id: 'curl', label: 'curl', content: <CodeBlock code={curlSnippet(baseUrl, model)} label="curl" /> },
+          { id: 'python', label: 'Python', content: <CodeBlock code={pythonSnippet(baseUrl, model)} label="Python" /> },
+          { id: 'javascript', label: 'JavaScript', content: <CodeBlock code={javascriptSnippet(baseUrl, model)} label="JavaScript" /> },
         ]}
       />
     </section>

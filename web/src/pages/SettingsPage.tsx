@@ -1,5 +1,4 @@
 import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router';
 import { api, ApiError } from '../api';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
@@ -13,7 +12,6 @@ const MIN_PASSWORD_LENGTH = 10;
 export function SettingsPage() {
   usePageTitle('Settings');
   const { account, signOut } = useSession();
-  const navigate = useNavigate();
   if (account === null) return null;
 
   return (
@@ -45,7 +43,7 @@ export function SettingsPage() {
             </div>
           </dl>
           <div className="card-footer">
-            <button type="button" className="button" onClick={() => void signOut().finally(() => navigate('/signin', { replace: true }))}>
+            <button type="button" className="button" onClick={() => void signOut()}>
               Sign out
             </button>
           </div>

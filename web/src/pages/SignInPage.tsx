@@ -11,7 +11,7 @@ import type { SessionInfo } from '../types';
 
 export function SignInPage() {
   usePageTitle('Sign in');
-  const { account, config, ended, signedIn } = useSession();
+  const { account, config, ending, signedIn } = useSession();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
@@ -38,7 +38,7 @@ export function SignInPage() {
 
   return (
     <AuthLayout title="Sign in" subtitle="Manage your API keys, usage and credits.">
-      {ended && error === undefined ? <Notice tone="info">Your session has ended. Please sign in again.</Notice> : null}
+      {ending === 'ended' && error === undefined ? <Notice tone="info">Your session has ended. Please sign in again.</Notice> : null}
       {error === undefined ? null : <Notice tone="error">{error}</Notice>}
       <form onSubmit={submit} className="form">
         <TextField label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />

@@ -64,12 +64,16 @@ function RangePicker({ range, onChange }: { range: DayRange; onChange(range: Day
         </div>
       </div>
       <div className="range-presets" role="group" aria-label="Presets">
+        <span className="range-presets-label" aria-hidden="true">
+          Last
+        </span>
         {PRESET_DAYS.map((days) => {
           const preset = lastDays(days, today);
           const active = preset.from === range.from && preset.to === range.to;
           return (
             <button key={days} type="button" className={`button small ${active ? 'is-active' : ''}`} aria-pressed={active} onClick={() => onChange(preset)}>
-              Last {days} days
+              <span className="wide-only">Last </span>
+              {days} days
             </button>
           );
         })}
