@@ -5,11 +5,11 @@ import type { AppServices } from '../app.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { Account, Session } from '../store/store.js';
 import type { Sessions } from './sessions.js';
-import type { FailureThrottle } from './sign-in-throttle.js';
+import type { DashboardThrottles } from './sign-in-throttle.js';
 
 export interface DashboardServices extends AppServices {
   sessions: Sessions;
-  throttle: FailureThrottle;
+  throttles: DashboardThrottles;
 }
 
 export interface SignedIn {

@@ -16,11 +16,11 @@ import { overviewRoutes } from './routes/overview.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { usageRoutes } from './routes/usage.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
-import { FailureThrottle } from './sign-in-throttle.js';
+import { createDashboardThrottles } from './sign-in-throttle.js';
 
 export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
   return async (dashboard) => {
-    const context: DashboardServices = { ...services, sessions: new Sessions(services.store), throttle: new FailureThrottle() };
+    const context: DashboardServices = { ...services, sessions: new Sessions(services.store), throttles: createDashboardThrottles() };
     await dashboard.register(cookie);
     dashboard.decorateRequest('signedIn', null);
     // A body-less POST or DELETE that still says application/json (as fetch wrappers

@@ -6,18 +6,15 @@ import { canonicalRedemptionCode, hashRedemptionCode } from '../../billing/redem
 import { parseInput } from '../body.js';
 import { DashboardError } from '../dashboard-error.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import type { FailureRule } from '../sign-in-throttle.js';
 import { accountView, planView } from '../views.js';
-
-/** Failed redemptions: codes are guessable only by trying, so tries are few. */
-const REDEEM_FAILURES: FailureRule = { limit: 10, windowMs: 15 * 60 * 1000 };
 
 const planBody = z.object({ tier: z.string().min(1).max(100) });
 const ledgerQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 const redeemBody = z.object({ code: z.string().trim().min(1, 'Enter a code.').max(100) });
 
 export function billingRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
-  const { store, tiers, keyCache, credits, throttle } = services;
+  const { store, tiers, keyCache, credits } = services;
+  const { redeemPerAccount } = services.throttles;
 
   dashboard.get('/plans', async (request) => {
     const { account } = signedIn(request);
@@ -53,14 +50,13 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
   dashboard.post('/redeem', async (request) => {
     const { account } = signedIn(request);
     const { code } = parseInput(redeemBody, request.body);
-    const throttleKey = `redeem:account:${account.id}`;
-    throttle.assertAllowed(throttleKey, REDEEM_FAILURES);
+    redeemPerAccount.assertAllowed(account.id);
     const canonical = canonicalRedemptionCode(code);
     const result = canonical
       ? await store.redeemCode(account.id, hashRedemptionCode(canonical), new Date().toISOString())
       : ({ outcome: 'unknown' } as const);
     if (result.outcome !== 'redeemed') {
-      throttle.recordFailure(throttleKey, REDEEM_FAILURES);
+      redeemPerAccount.recordFailure(account.id);
       if (result.outcome === 'expired') throw new DashboardError(410, 'This code has expired.');
       if (result.outcome === 'already_redeemed') throw new DashboardError(409, 'This code has already been redeemed.');
       throw new DashboardError(404, 'Unknown code.');

@@ -8,13 +8,7 @@ import { DashboardError } from '../dashboard-error.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
-import type { FailureRule } from '../sign-in-throttle.js';
 import { accountView, baseUrls } from '../views.js';
-
-const FIFTEEN_MINUTES_MS = 15 * 60 * 1000;
-/** Failed sign-ins: at most 5 per account and 20 per client address in 15 minutes. */
-const PER_ACCOUNT: FailureRule = { limit: 5, windowMs: FIFTEEN_MINUTES_MS };
-const PER_ADDRESS: FailureRule = { limit: 20, windowMs: FIFTEEN_MINUTES_MS };
 
 const email = z
   .string()
@@ -32,7 +26,8 @@ const signInBody = z.object({ email: z.string().trim().max(320), password: z.str
 const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword });
 
 export function signInRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
-  const { config, store, sessions, throttle } = services;
+  const { config, store, sessions } = services;
+  const { signInPerAccount, signInPerAddress } = services.throttles;
 
   dashboard.get('/config', { config: { public: true } }, async (request) => ({
     signupOpen: config.signup.open,
@@ -61,20 +56,19 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
 
   dashboard.post('/signin', { config: { public: true } }, async (request, reply) => {
     const input = parseInput(signInBody, request.body);
-    const accountKey = accountThrottleKey(input.email);
-    const addressKey = `signin:address:${request.ip}`;
-    throttle.assertAllowed(addressKey, PER_ADDRESS);
-    throttle.assertAllowed(accountKey, PER_ACCOUNT);
+    const accountKey = input.email.toLowerCase();
+    signInPerAddress.assertAllowed(request.ip);
+    signInPerAccount.assertAllowed(accountKey);
     // findAccount reads a reference without `@` as an account id: never let that through.
     const account = input.email.includes('@') ? await store.findAccount(input.email) : undefined;
     const passwordHash = account && (await store.findPasswordHash(account.id));
     const valid = passwordHash ? await verifyPassword(input.password, passwordHash) : await verifyAgainstDecoy(input.password);
     if (!account || !valid) {
-      throttle.recordFailure(addressKey, PER_ADDRESS);
-      throttle.recordFailure(accountKey, PER_ACCOUNT);
+      signInPerAddress.recordFailure(request.ip);
+      signInPerAccount.recordFailure(accountKey);
       throw new DashboardError(401, 'Invalid email or password.');
     }
-    throttle.forget(accountKey);
+    signInPerAccount.forget(accountKey);
     return startSession(request, reply, account);
   });
 
@@ -94,12 +88,11 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     const input = parseInput(passwordBody, request.body);
     // Guessing the current password from a borrowed session counts against the same
     // allowance as guessing it at sign-in.
-    const accountKey = accountThrottleKey(account.email);
-    throttle.assertAllowed(accountKey, PER_ACCOUNT);
+    signInPerAccount.assertAllowed(account.email);
     const passwordHash = await store.findPasswordHash(account.id);
     const valid = passwordHash ? await verifyPassword(input.currentPassword, passwordHash) : await verifyAgainstDecoy(input.currentPassword);
     if (!valid) {
-      throttle.recordFailure(accountKey, PER_ACCOUNT);
+      signInPerAccount.recordFailure(account.email);
       throw new DashboardError(403, 'Current password is incorrect.');
     }
     await store.setPasswordHash(account.id, await hashPassword(input.newPassword));
@@ -119,10 +112,6 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     });
     return { account: accountView(account), csrfToken: session.csrfToken };
   }
-}
-
-function accountThrottleKey(email: string): string {
-  return `signin:account:${email.trim().toLowerCase()}`;
 }
 
 function emailTaken(): DashboardError {
