@@ -95,6 +95,15 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard sign-in on %s', (datab
     }
   });
 
+  it('signing in again from the same browser ends the session its cookie held', async () => {
+    const client = await signedUpClient(t, { email: `again-${database}@example.test` });
+    const firstToken = client.cookie!.split('=')[1]!;
+    expect((await client.signIn(`again-${database}@example.test`, PASSWORD)).status).toBe(200);
+    expect(client.cookie!.split('=')[1]).not.toBe(firstToken);
+    expect(await t.store.findSession(hashSessionToken(firstToken))).toBeUndefined();
+    expect((await client.get('/session')).status).toBe(200);
+  });
+
   it('calls without a session, or with an unknown cookie, are 401 Unauthenticated.', async () => {
     expectUnifiedError(await new DashboardClient(t).get('/session'), 401, 'Unauthenticated.');
     const forged = new DashboardClient(t);

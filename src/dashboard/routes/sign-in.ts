@@ -101,6 +101,9 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
   });
 
   async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<Record<string, unknown>> {
+    // A browser holds one session: the one its cookie named ends with this sign-in.
+    const previous = await sessions.find(request.cookies[SESSION_COOKIE]);
+    if (previous) await sessions.end(previous);
     const { token, session } = await sessions.start(account.id);
     reply.setCookie(SESSION_COOKIE, token, {
       httpOnly: true,
