@@ -57,6 +57,8 @@ describe('billing', () => {
 
     await page.getByRole('link', { name: 'Redeem a code' }).click();
     await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
+    // The overview's link lands in the code field.
+    expect(await page.evaluate('document.activeElement.name')).toBe('code');
     const balance = page.getByRole('main').getByTestId('balance');
     await page.getByTestId('ledger').waitFor();
     expect(await balance.textContent()).toBe('10.00');

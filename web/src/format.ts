@@ -65,3 +65,17 @@ export function formatWait(seconds: number): string {
   const minutes = Math.ceil(seconds / 60);
   return minutes === 1 ? 'in about a minute' : `in about ${minutes} minutes`;
 }
+
+const LEDGER_KINDS: Record<string, string> = {
+  grant: 'Grant',
+  top_up: 'Top-up',
+  usage: 'Usage',
+  refund: 'Refund',
+  adjustment: 'Adjustment',
+  subscription_credit: 'Plan credits',
+};
+
+/** A ledger entry's kind in words; kinds added later still read sensibly. */
+export function formatLedgerKind(kind: string): string {
+  return LEDGER_KINDS[kind] ?? formatPlanName(kind.replace(/_/g, ' '));
+}

@@ -1,6 +1,6 @@
 // The frame of every signed-in page: the top bar with the pages and sign-out, and the
-// page itself. After a navigation, focus moves to the new page's heading so screen
-// readers announce it and Tab starts from the page.
+// page itself. After a navigation the new page starts at its top and the focus moves to
+// its heading, so screen readers announce it and Tab starts from the page.
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
@@ -17,17 +17,28 @@ const PAGES = [
 
 export function Layout() {
   const { account, signOut } = useSession();
-  const { pathname } = useLocation();
+  const { pathname, hash } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
-  const shownPath = useRef(pathname);
+  const navRef = useRef<HTMLElement>(null);
+  const shownPath = useRef(pathname + hash);
   const [signingOut, setSigningOut] = useState(false);
 
   useEffect(() => {
-    if (shownPath.current === pathname) return;
-    shownPath.current = pathname;
+    // On a phone the links scroll sideways: keep the current page's link in view.
+    navRef.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (shownPath.current === pathname + hash) return;
+    shownPath.current = pathname + hash;
+    // A link to a part of a page (/billing/plans#redeem) lands on that part's first field.
+    const part = hash === '' ? null : document.getElementById(hash.slice(1));
+    if (part !== null) {
+      part.scrollIntoView({ block: 'start' });
+      part.querySelector<HTMLElement>('input, select, textarea, button')?.focus({ preventScroll: true });
+      return;
+    }
+    window.scrollTo(0, 0);
     const heading = mainRef.current?.querySelector<HTMLElement>('h1');
-    (heading ?? mainRef.current)?.focus();
-  }, [pathname]);
+    (heading ?? mainRef.current)?.focus({ preventScroll: true });
+  }, [pathname, hash]);
 
   return (
     <div className="shell">
@@ -47,7 +58,7 @@ export function Layout() {
             <Logo />
             <span>lmgate</span>
           </Link>
-          <nav aria-label="Main" className="nav">
+          <nav aria-label="Main" className="nav" ref={navRef}>
             <ul>
               {PAGES.map((page) => (
                 <li key={page.to}>

@@ -8,7 +8,7 @@ import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { PlanLimits } from '../components/PlanLimits';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDateTime, formatPlanName, formatWait } from '../format';
+import { formatCredits, formatDateTime, formatLedgerKind, formatPlanName, formatWait } from '../format';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
 import type { Account, Ledger, Plan, Plans, Redemption } from '../types';
@@ -103,7 +103,7 @@ export function PlansPage() {
                 <tr key={entry.id}>
                   <td data-label="Date">{formatDateTime(entry.createdAt)}</td>
                   <td data-label="Kind">
-                    <span className="badge neutral">{entry.kind}</span>
+                    <span className="badge neutral">{formatLedgerKind(entry.kind)}</span>
                   </td>
                   <td data-label="Description">{entry.reason ?? <span className="muted">—</span>}</td>
                   <td data-label="Credits" className={`num amount ${entry.amountMicros < 0 ? 'debit' : 'credit'}`}>
