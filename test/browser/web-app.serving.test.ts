@@ -49,9 +49,11 @@ describe('the built dashboard', () => {
       expect(res.status, path).toBe(200);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(res.headers.get('content-security-policy')).toBe(CSP);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
     const script = await fetch(`${t.origin}${assets.find((path) => path?.endsWith('.js'))}`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript|^application\/javascript/);
+    await script.arrayBuffer();
   });
 
   it('keeps lmgate’s 404 for unknown paths and missing assets, and 405 for a wrong method', async () => {
@@ -64,6 +66,7 @@ describe('the built dashboard', () => {
     const post = await fetch(`${t.origin}/`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+    await post.arrayBuffer();
   });
 
   it('adds no browser security headers to the Bearer-key API', async () => {
@@ -73,6 +76,7 @@ describe('the built dashboard', () => {
     expect(res.headers.get('content-security-policy')).toBeNull();
     expect(res.headers.get('x-frame-options')).toBeNull();
     expect(res.headers.get('strict-transport-security')).toBeNull();
+    await res.arrayBuffer();
   });
 });
 
