@@ -59,6 +59,7 @@ describe('on a phone', () => {
       expect(viewport, path).toBe(PHONE.width);
       expect(content, path).toBeLessThanOrEqual(PHONE.width);
       await screenshot(`phone-${heading.toLowerCase().replace(/\s+/g, '-')}`);
+      assertClean();
     }
 
     // The navigation stays reachable: its links scroll sideways within the bar.
