@@ -8,7 +8,7 @@ import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { PlanLimits } from '../components/PlanLimits';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDateTime, formatLedgerKind, formatPlanName, formatWait } from '../format';
+import { formatCredits, formatDateTime, formatLedgerKind, formatNumber, formatPlanName, formatWait } from '../format';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
 import type { Account, Ledger, Plan, Plans, Redemption } from '../types';
@@ -193,8 +193,8 @@ function ConfirmSwitch({ plan, onSwitched, onCancel }: { plan: Plan; onSwitched(
   return (
     <div className="form">
       <p>
-        Your rate limits and the models you can use change at once to those of the {formatPlanName(plan.name)} plan: {plan.rpm} requests and{' '}
-        {plan.tpm.toLocaleString('en-US')} tokens per minute. Your credit balance stays as it is.
+        Your rate limits and the models you can use change at once to those of the {formatPlanName(plan.name)} plan: {formatNumber(plan.rpm)}{' '}
+        requests and {formatNumber(plan.tpm)} tokens per minute. Your credit balance stays as it is.
       </p>
       {error === undefined ? null : <Notice tone="error">{error}</Notice>}
       <div className="dialog-actions">

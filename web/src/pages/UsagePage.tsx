@@ -19,10 +19,9 @@ export function UsagePage() {
   usePageTitle('Usage');
   const [params, setParams] = useSearchParams();
   const fallback = lastDays(DEFAULT_DAYS);
-  const range: DayRange = {
-    from: isDay(params.get('from')) ? (params.get('from') as string) : fallback.from,
-    to: isDay(params.get('to')) ? (params.get('to') as string) : fallback.to,
-  };
+  const from = params.get('from');
+  const to = params.get('to');
+  const range: DayRange = { from: isDay(from) ? from : fallback.from, to: isDay(to) ? to : fallback.to };
   const problem = rangeProblem(range);
   const query = `from=${range.from}&to=${range.to}`;
 
