@@ -37,7 +37,9 @@ export function OverviewPage() {
                 </span>{' '}
                 <span className="metric-unit">credits</span>
               </p>
-              {data.reservedMicros > 0 ? (
+              {data.balanceMicros <= 0 ? (
+                <p className="muted">With no credits left, API requests are refused (HTTP 402). Redeem a code to add some.</p>
+              ) : data.reservedMicros > 0 ? (
                 <p className="muted">{formatCredits(data.reservedMicros)} credits are held by requests in progress.</p>
               ) : (
                 <p className="muted">Each request is charged by the tokens it reads and writes.</p>
