@@ -1,16 +1,17 @@
 // A backend's pauses (pacing, retry backoff) end early when the client goes away.
-/** Waits, or stops waiting the moment the signal aborts (the timer is cleared). */
-export function sleepMs(durationMs: number, signal: AbortSignal): Promise<void> {
+import type { ClientLink } from './backend.js';
+
+/** Waits, or stops waiting the moment the client goes (the timer is cleared). */
+export function sleepMs(durationMs: number, client: ClientLink): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = (): void => {
+    if (client.aborted) return resolve();
+    const stopListening = client.onAbort(() => {
       clearTimeout(timer);
       resolve();
-    };
+    });
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      stopListening();
       resolve();
     }, durationMs);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -19,8 +19,27 @@ export interface BackendCall {
   maxOutputTokens: number;
   /** Client asked for `stream_options.include_usage`. */
   includeUsage: boolean;
-  /** Fires when the client goes away: stop generating at once. */
-  signal: AbortSignal;
+  /** Says when the client goes away: stop generating at once. */
+  client: ClientLink;
+}
+
+/**
+ * The client's end of a call. Not an AbortSignal: on the request path an AbortController
+ * and its EventTarget listeners cost more than a fast upstream's whole relay.
+ */
+export interface ClientLink {
+  /** True once the client has gone before its answer was complete. */
+  readonly aborted: boolean;
+  /** Calls `listener` once when the client goes (at once if it has); returns a function that stops listening. */
+  onAbort(listener: () => void): () => void;
+}
+
+/** What a backend rejects with when the client has gone. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('client disconnected');
+    this.name = 'ClientGoneError';
+  }
 }
 
 export interface CompletionResult {

@@ -12,13 +12,14 @@ import {
   textOfContent,
   type ChatRequest,
 } from '../chat/chat-request.js';
-import type {
-  BackendCall,
-  ChatBackend,
-  ChunkSink,
-  CompletionResult,
-  StreamResult,
-  Usage,
+import {
+  ClientGoneError,
+  type BackendCall,
+  type ChatBackend,
+  type ChunkSink,
+  type CompletionResult,
+  type StreamResult,
+  type Usage,
 } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { splitIntoTokens } from './tokens.js';
@@ -83,24 +84,24 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     // A real model takes as long to answer whole as it would to stream the answer.
     let longestTokens = 0;
     for (const run of runs) longestTokens = Math.max(longestTokens, run.tokens);
-    call.signal.throwIfAborted();
-    return sleepMs(longestTokens * intervalMs, call.signal).then(() => {
-      call.signal.throwIfAborted();
+    if (call.client.aborted) throw new ClientGoneError();
+    return sleepMs(longestTokens * intervalMs, call.client).then(() => {
+      if (call.client.aborted) throw new ClientGoneError();
       return result();
     });
   }
 
   async function stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
-    const { signal } = call;
+    const { client } = call;
     const runs = startChoices(call);
     const result = (): StreamResult => ({ usage: usageOf(call, runs), finishReason: runs[0]?.finishReason ?? null });
-    if (signal.aborted) return result();
+    if (client.aborted) return result();
     const chunks = new ChunkWriter(newCompletionId(), unixSecNow(), call.modelId, call.includeUsage);
     // Waits out a full socket; false when the client left meanwhile. Only a refused send
     // awaits, so a fast stream costs no promise per chunk.
     const drained = async (): Promise<boolean> => {
       await sink.drained();
-      return !signal.aborted;
+      return !client.aborted;
     };
     let activeChoices = runs.length;
     /** Sends the choice's finish chunk once it has a finish reason. */
@@ -126,12 +127,12 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
         // not add up; after a stall (slow client) start counting afresh.
         nextTokenAtMs += intervalMs;
         const delayMs = nextTokenAtMs - performance.now();
-        if (delayMs > 0) await sleepMs(delayMs, signal);
+        if (delayMs > 0) await sleepMs(delayMs, client);
         else nextTokenAtMs = performance.now();
       } else if (++ticks % YIELD_EVERY_TOKENS === 0) {
         await yieldToEventLoop();
       }
-      if (signal.aborted) return result();
+      if (client.aborted) return result();
 
       for (const run of runs) {
         if (run.isReported) continue;

@@ -8,7 +8,7 @@
 // garbage) move on to another deployment; after the first chunk has gone out the stream
 // ends with an error and the client is charged for what it got.
 import { Pool } from 'undici';
-import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult } from './backend.js';
+import { ClientGoneError, type BackendCall, type ChatBackend, type ChunkSink, type CompletionResult, type StreamResult } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { AttemptFailure, finalError } from './upstream/attempt-failure.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
@@ -84,8 +84,8 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     const tried = new Set<Deployment>();
     const failures: AttemptFailure[] = [];
     for (let attemptNo = 0; attemptNo < deployments.length; attemptNo++) {
-      if (attemptNo > 0) await sleepMs(RETRY_BACKOFF_MIN_MS + random() * RETRY_BACKOFF_JITTER_MS, call.signal);
-      if (call.signal.aborted) return aborted();
+      if (attemptNo > 0) await sleepMs(RETRY_BACKOFF_MIN_MS + random() * RETRY_BACKOFF_JITTER_MS, call.client);
+      if (call.client.aborted) return aborted();
       const deployment = pick(tried);
       if (deployment === undefined) break;
       tried.add(deployment);
@@ -103,7 +103,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
         observer?.attemptEnded(deployment, exchange.outcome, exchange.firstByteSec);
       }
     }
-    if (call.signal.aborted) return aborted();
+    if (call.client.aborted) return aborted();
     throw finalError(failures);
   }
 
@@ -112,7 +112,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
       call,
       (deployment) => new CompletionExchange(call, deployment),
       () => {
-        throw call.signal.reason;
+        throw new ClientGoneError();
       },
     );
   }

@@ -1,7 +1,7 @@
 // Each upstream fault, seen through the official openai client against a real lmgate:
 // what the client gets (retry and success, 502/503/504, an error event mid-stream) and
 // exactly what the account is charged.
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { costMicros } from '../../src/billing/pricing.js';
 import { countTextTokens } from '../../src/models/tokens.js';
@@ -69,13 +69,13 @@ async function expectCharged(accountId: string, record: UsageRecord): Promise<vo
   expect(await t.store.balanceOf(accountId)).toBe(START_MICROS - record.costMicros);
 }
 
-async function failure(promise: Promise<unknown>): Promise<OpenAI.APIError> {
+async function failure(promise: Promise<unknown>): Promise<APIError> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(OpenAI.APIError);
-  return err as OpenAI.APIError;
+  expect(err).toBeInstanceOf(APIError);
+  return err as APIError;
 }
 
 describe('before the first byte', () => {

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatRequest } from '../../src/chat/chat-request.js';
-import type { BackendCall, ChunkSink } from '../../src/models/backend.js';
+import { ClientGoneError, type BackendCall, type ChunkSink } from '../../src/models/backend.js';
 import { createDemoBackend } from '../../src/models/demo-backend.js';
 import { countTextTokens, splitIntoTokens } from '../../src/models/tokens.js';
+import { clientLinkOf } from '../helpers/client-link.js';
 
 // ---- wire shapes, as a client reads them ------------------------------------------------
 
@@ -140,7 +141,7 @@ function callFor(request: Partial<ChatRequest>, overrides: Partial<BackendCall> 
     promptTokens: 11,
     maxOutputTokens: 4096,
     includeUsage: false,
-    signal: new AbortController().signal,
+    client: clientLinkOf(),
     ...overrides,
   };
 }
@@ -245,9 +246,9 @@ describe('echo model, complete', () => {
     expect(usage.completionTokens).toBe(10);
   });
 
-  it('answers at once, without a promise, and never reads the abort signal', () => {
+  it('answers at once, without a promise, and never asks about the client', () => {
     const call = callFor({});
-    Object.defineProperty(call, 'signal', { get: () => { throw new Error('signal read'); } });
+    Object.defineProperty(call, 'client', { get: () => { throw new Error('client read'); } });
     const answer = echo.complete(call);
     expect(answer).not.toBeInstanceOf(Promise);
     expect((JSON.parse((answer as { body: string }).body) as CompletionBody).object).toBe('chat.completion');
@@ -427,7 +428,7 @@ describe('echo model, stream', () => {
   it('stops when the client leaves while it waits for the sink to drain', async () => {
     const controller = new AbortController();
     const sink = new CollectingSink({ isAlwaysFull: true, signal: controller.signal });
-    const streaming = echo.stream(callFor(userSays(FOX), { signal: controller.signal, includeUsage: true }), sink);
+    const streaming = echo.stream(callFor(userSays(FOX), { client: clientLinkOf(controller.signal), includeUsage: true }), sink);
     await nextTurn();
     sink.release(); // role chunk drained
     await nextTurn();
@@ -558,7 +559,7 @@ describe('lorem model', () => {
     const controller = new AbortController();
     const sink = new EagerSink({ signal: controller.signal });
     const streaming = lorem.stream(
-      callFor({ seed: 5 }, { modelId: 'demo-lorem', signal: controller.signal, includeUsage: true }),
+      callFor({ seed: 5 }, { modelId: 'demo-lorem', client: clientLinkOf(controller.signal), includeUsage: true }),
       sink,
     );
     await vi.advanceTimersByTimeAsync(75);
@@ -584,18 +585,18 @@ describe('lorem model', () => {
         if (self.deltas().length === 5) controller.abort();
       },
     });
-    const result = await lorem.stream(callFor({}, { modelId: 'demo-lorem', signal: controller.signal }), sink);
+    const result = await lorem.stream(callFor({}, { modelId: 'demo-lorem', client: clientLinkOf(controller.signal) }), sink);
     expect(sink.deltas()).toHaveLength(5);
     expect(sink.sentAfterAbort).toBe(0);
     expect(result.usage.completionTokens).toBe(5);
   });
 
-  it('rejects a whole answer with the reason when the client leaves while it is being written', async () => {
+  it('rejects a whole answer when the client leaves while it is being written', async () => {
     vi.useFakeTimers();
     const lorem = createDemoBackend({ kind: 'lorem', tokensPerSec: 10 });
     const controller = new AbortController();
-    const completing = lorem.complete(callFor({}, { modelId: 'demo-lorem', signal: controller.signal }));
-    const outcome = expect(completing).rejects.toBeInstanceOf(DOMException);
+    const completing = lorem.complete(callFor({}, { modelId: 'demo-lorem', client: clientLinkOf(controller.signal) }));
+    const outcome = expect(completing).rejects.toBeInstanceOf(ClientGoneError);
     await vi.advanceTimersByTimeAsync(1000);
     controller.abort();
     await outcome;

@@ -14,6 +14,7 @@ import {
   type UpstreamDeployment,
 } from '../../src/models/openai-compatible-backend.js';
 import { countTextTokens } from '../../src/models/tokens.js';
+import { clientLinkOf } from '../helpers/client-link.js';
 import {
   DEFAULT_PIECES,
   FAKE_USAGE,
@@ -72,7 +73,7 @@ function call(options: { stream?: boolean; includeUsage?: boolean; signal?: Abor
     promptTokens: PROMPT_TOKENS,
     maxOutputTokens: 1000,
     includeUsage: options.includeUsage ?? false,
-    signal: options.signal ?? new AbortController().signal,
+    client: clientLinkOf(options.signal),
   };
 }
 

@@ -9,7 +9,7 @@ import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import { UnsupportedMediaTypeError } from '../../errors.js';
-import type { BackendCall, ChatBackend, CompletionResult } from '../../models/backend.js';
+import type { BackendCall, ChatBackend, ClientLink, CompletionResult } from '../../models/backend.js';
 import { isExpectedError, renderError, renderStreamError } from '../error-reply.js';
 import { EventStream } from '../sse.js';
 
@@ -64,9 +64,13 @@ function backendCall(chat: BackendCall['request'], modelId: string, plan: { prom
   return new ClientCall(chat, modelId, plan.promptTokens, plan.maxOutputTokens, chat.stream === true && chat.stream_options?.include_usage === true, reply);
 }
 
-/** A BackendCall whose abort signal is created on first use (a class: one shape for all). */
-class ClientCall implements BackendCall {
-  private abortSignal: AbortSignal | undefined;
+/**
+ * A BackendCall that is its own ClientLink (a class: one shape for all). It listens for
+ * the client's disconnect only once a backend asks: an instant answer never does.
+ */
+class ClientCall implements BackendCall, ClientLink {
+  private abortListeners: (() => void)[] | undefined;
+  private isGone = false;
 
   constructor(
     readonly request: BackendCall['request'],
@@ -77,12 +81,40 @@ class ClientCall implements BackendCall {
     private readonly reply: FastifyReply,
   ) {}
 
-  // An AbortController and a socket listener cost more than a whole instant answer, and
-  // backends that finish synchronously never look.
-  get signal(): AbortSignal {
-    return (this.abortSignal ??= abortOnDisconnect(this.reply));
+  get client(): ClientLink {
+    return this;
+  }
+
+  get aborted(): boolean {
+    const res = this.reply.raw;
+    return this.isGone || (res.destroyed && !res.writableFinished);
+  }
+
+  onAbort(listener: () => void): () => void {
+    if (this.aborted) {
+      listener();
+      return NOTHING_TO_STOP;
+    }
+    if (this.abortListeners === undefined) {
+      const listeners: (() => void)[] = [];
+      this.abortListeners = listeners;
+      const res = this.reply.raw;
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        this.isGone = true;
+        for (const each of listeners.splice(0)) each();
+      });
+    }
+    const listeners = this.abortListeners;
+    listeners.push(listener);
+    return () => {
+      const at = listeners.indexOf(listener);
+      if (at !== -1) listeners.splice(at, 1);
+    };
   }
 }
+
+const NOTHING_TO_STOP = (): void => {};
 
 /** Steps 7–8 without streaming: the whole answer, then the bill. */
 function completeNow(backend: ChatBackend, call: BackendCall, metered: MeteredRequest): string | Promise<string> {
@@ -122,7 +154,7 @@ async function streamCompletion(
   const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>);
   try {
     const result = await backend.stream(call, events);
-    const status = result.error ? result.error.status : call.signal.aborted ? CLIENT_CLOSED : 200;
+    const status = result.error ? result.error.status : call.client.aborted ? CLIENT_CLOSED : 200;
     metered.finish(result.usage, status, result.finishReason);
     events.end(result.error && renderStreamError(result.error, request.id));
   } catch (err) {
@@ -141,7 +173,7 @@ async function streamCompletion(
 }
 
 function statusOf(err: unknown, call: BackendCall): number {
-  if (call.signal.aborted) return CLIENT_CLOSED;
+  if (call.client.aborted) return CLIENT_CLOSED;
   return typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
 }
 
@@ -149,17 +181,4 @@ function statusOf(err: unknown, call: BackendCall): number {
 function requireJsonBody(request: FastifyRequest): void {
   const type = request.headers['content-type'];
   if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) throw new UnsupportedMediaTypeError(type);
-}
-
-/** Aborts when the client goes away before the answer is complete. */
-function abortOnDisconnect(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  const res = reply.raw;
-  if (res.destroyed && !res.writableFinished) controller.abort(new Error('client disconnected'));
-  else {
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('client disconnected'));
-    });
-  }
-  return controller.signal;
 }

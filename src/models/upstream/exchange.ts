@@ -7,7 +7,7 @@
 // details go into `cause`, which only the log sees.
 import type { Dispatcher } from 'undici';
 import { UpstreamRejectedError } from '../../errors.js';
-import type { BackendCall, ChunkSink, CompletionResult, StreamResult } from '../backend.js';
+import { ClientGoneError, type BackendCall, type ChunkSink, type CompletionResult, type StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure, transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
@@ -34,11 +34,7 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private pendingAbort: Error | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private readonly onClientAbort = (): void => {
-    if (this.settled) return;
-    this.clientGone();
-    this.abort(new Error('client disconnected'));
-  };
+  private stopListening: (() => void) | undefined;
   private isTimedOut = false;
   /** A non-2xx answer's body, kept for its message. */
   private errorParts: Buffer[] | null = null;
@@ -66,7 +62,11 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
       this.transportError(timeout);
       this.abort(timeout);
     }, totalMs);
-    this.call.signal.addEventListener('abort', this.onClientAbort, { once: true });
+    this.stopListening = this.call.client.onAbort(() => {
+      if (this.settled) return;
+      this.clientGone();
+      this.abort(new ClientGoneError());
+    });
     deployment.pool.dispatch(
       {
         path: deployment.path,
@@ -153,7 +153,7 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.outcome = outcome;
     clearTimeout(this.timer);
-    this.call.signal.removeEventListener('abort', this.onClientAbort);
+    this.stopListening?.();
     return true;
   }
 
@@ -237,7 +237,7 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   }
 
   protected clientGone(): void {
-    this.fail(this.call.signal.reason);
+    this.fail(new ClientGoneError());
   }
 }
 
