@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRedemptionCode, hashRedemptionCode } from '../../src/billing/redemption-code.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { DashboardClient, expectUnifiedError, signedUpClient } from './dashboard-client.js';
+import { DashboardClient, expectUnifiedError, sessionClient } from './dashboard-client.js';
 
 const CHAT = { model: 'demo-echo', messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -34,7 +34,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   }
 
   it('GET /plans lists every tier, which are self-service, and the current one', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     const res = await client.get('/plans');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -49,7 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   });
 
   it('a plan without a subscription can be chosen, and the API applies its limits at once', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     await t.store.appendLedgerEntry({ accountId: client.account.id, kind: 'grant', amountMicros: 1_000_000 });
     const { secret } = (await client.post('/keys', { name: 'api' })).body;
     const before = await t.client(secret).chat.completions.create(CHAT).withResponse();
@@ -70,7 +70,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   });
 
   it('a plan that needs a subscription is 403, an unknown one 404, a missing one 422', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     expectUnifiedError(await client.post('/plan', { tier: 'pro' }), 403, 'Paid plans are arranged by the operator. Please contact them to subscribe.');
     expectUnifiedError(await client.post('/plan', { tier: 'enterprise' }), 404);
     expectUnifiedError(await client.post('/plan', {}), 422);
@@ -78,7 +78,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   });
 
   it('redeeming a code credits it once, writes a top_up entry, and the API can spend it at once', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     const { secret } = (await client.post('/keys', { name: 'api' })).body;
     const api = t.client(secret);
     expect(await api.chat.completions.create(CHAT).catch((e: unknown) => e)).toBeInstanceOf(OpenAI.APIError);
@@ -104,11 +104,11 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
     expect((await client.get('/overview')).body.balanceMicros).toBe(4_000_000);
 
     expectUnifiedError(await client.post('/redeem', { code }), 409, 'This code has already been redeemed.');
-    expectUnifiedError(await (await signedUpClient(t)).post('/redeem', { code }), 409);
+    expectUnifiedError(await (await sessionClient(t)).post('/redeem', { code }), 409);
   });
 
   it('an unknown or malformed code is 404, an expired one 410, and neither credits anything', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     expectUnifiedError(await client.post('/redeem', { code: generateRedemptionCode() }), 404, 'Unknown code.');
     expectUnifiedError(await client.post('/redeem', { code: 'hello' }), 404, 'Unknown code.');
     const expired = await issueCode(1_000_000, new Date(Date.now() - 1000).toISOString());
@@ -119,7 +119,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   });
 
   it('after 10 failed redemptions in 15 minutes, redeeming is 429 with Retry-After, even for a good code', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     for (let i = 0; i < 10; i++) expectUnifiedError(await client.post('/redeem', { code: generateRedemptionCode() }), 404);
     const good = await issueCode(1_000_000);
     const res = await client.post('/redeem', { code: good.code });
@@ -129,7 +129,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   });
 
   it('20 concurrent redemptions of one code from two accounts credit it exactly once', async () => {
-    const [a, b] = await Promise.all([signedUpClient(t), signedUpClient(t)]);
+    const [a, b] = await Promise.all([sessionClient(t), sessionClient(t)]);
     const { code, id } = await issueCode(3_000_000);
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).post('/redeem', { code })));
     const statuses = results.map((res) => res.status).sort();
@@ -145,7 +145,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   });
 
   it('the ledger is newest first, limited by ?limit (1..500, default 50)', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     for (let i = 1; i <= 3; i++) {
       await t.store.appendLedgerEntry({ accountId: client.account.id, kind: 'grant', amountMicros: i * 1000, reason: `grant ${i}` });
     }
@@ -155,7 +155,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
     expect((await client.get('/ledger?limit=2')).body.entries.map((e: { amountMicros: number }) => e.amountMicros)).toEqual([3000, 2000]);
     for (const limit of ['0', '501', 'x']) expectUnifiedError(await client.get(`/ledger?limit=${limit}`), 422);
     // Another account's ledger shows nothing of this one's.
-    expect((await (await signedUpClient(t)).get('/ledger')).body).toEqual({ balanceMicros: 0, entries: [] });
+    expect((await (await sessionClient(t)).get('/ledger')).body).toEqual({ balanceMicros: 0, entries: [] });
   });
 
   it('plans, ledger and redeem need a session', async () => {

@@ -1,6 +1,8 @@
 // A browser stand-in for the dashboard's JSON API: keeps the session cookie and the CSRF
 // token, and sends what the web app sends (JSON, x-csrf-token on state changes).
 import { expect } from 'vitest';
+import { Sessions } from '../../src/dashboard/sessions.js';
+import { accountView } from '../../src/dashboard/views.js';
 import type { TestApp } from '../helpers/start-app.js';
 import type { LooseJson } from '../helpers/json.js';
 
@@ -88,6 +90,27 @@ export class DashboardClient {
 export async function signedUpClient(t: TestApp, input?: { email?: string; password?: string }): Promise<DashboardClient> {
   const client = new DashboardClient(t);
   await client.signUp(input);
+  return client;
+}
+
+/**
+ * A signed-in client whose account and session are made through the store, as sign-up
+ * makes them but without hashing a password (128 MiB and half a second of CPU each): for
+ * suites about what a session can do, not about signing in.
+ */
+export async function sessionClient(t: TestApp): Promise<DashboardClient> {
+  const account = await t.store.signUp({
+    email: `session${++userCounter}-${process.pid}@example.test`,
+    name: null,
+    tier: t.config.default_tier,
+    passwordHash: 'scrypt$not-a-hash',
+    creditsMicros: 0,
+  });
+  const { token, session } = await new Sessions(t.store).start(account.id);
+  const client = new DashboardClient(t);
+  client.cookie = `lmgate_session=${token}`;
+  client.csrfToken = session.csrfToken;
+  client.account = accountView(account);
   return client;
 }
 

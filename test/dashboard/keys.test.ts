@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { expectUnifiedError, signedUpClient, type DashboardClient } from './dashboard-client.js';
+import { expectUnifiedError, sessionClient, type DashboardClient } from './dashboard-client.js';
 
 const CHAT = { model: 'demo-echo', messages: [{ role: 'user' as const, content: 'hello' }] };
 
@@ -15,7 +15,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard keys on %s', (database
 
   beforeAll(async () => {
     t = await startApp({ database });
-    [alice, bob] = await Promise.all([signedUpClient(t), signedUpClient(t)]);
+    [alice, bob] = await Promise.all([sessionClient(t), sessionClient(t)]);
   });
   afterAll(() => t.close());
 

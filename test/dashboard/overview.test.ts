@@ -1,7 +1,7 @@
 // The overview and the models an account's tier may use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { expectUnifiedError, signedUpClient, DashboardClient } from './dashboard-client.js';
+import { expectUnifiedError, sessionClient, DashboardClient } from './dashboard-client.js';
 
 describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on %s', (database) => {
   let t: TestApp;
@@ -31,7 +31,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
   afterAll(() => t.close());
 
   it('shows the account, its live balance, its plan and the base addresses', async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     await t.store.appendLedgerEntry({ accountId: client.account.id, kind: 'grant', amountMicros: 3_250_000 });
     await t.syncChanges();
     const res = await client.get('/overview');
@@ -58,7 +58,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
   });
 
   it("lists only the models the account's tier may use, with prices in credits per million tokens", async () => {
-    const client = await signedUpClient(t);
+    const client = await sessionClient(t);
     const free = await client.get('/models');
     expect(free.body.models.map((m: { id: string }) => m.id)).toEqual(['demo-echo', 'demo-lorem']);
     expect(free.body.models[0]).toEqual({

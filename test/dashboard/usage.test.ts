@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../src/store/store.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { DashboardClient, expectUnifiedError, signedUpClient } from './dashboard-client.js';
+import { DashboardClient, expectUnifiedError, sessionClient } from './dashboard-client.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const day = (offsetDays: number): string => new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
@@ -27,7 +27,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
         },
       },
     });
-    [alice, bob] = await Promise.all([signedUpClient(t), signedUpClient(t)]);
+    [alice, bob] = await Promise.all([sessionClient(t), sessionClient(t)]);
     for (const client of [alice, bob]) {
       await t.store.appendLedgerEntry({ accountId: client.account.id, kind: 'grant', amountMicros: 100_000_000 });
     }
