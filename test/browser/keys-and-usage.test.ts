@@ -62,6 +62,11 @@ describe('API keys and usage', () => {
     await row.waitFor();
     expect(await page.content()).not.toContain(secret);
 
+    // No usage yet: the page says so instead of drawing empty charts.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'No requests in these 30 days' }).waitFor();
+    expect(await page.locator('figure.chart').count()).toBe(0);
+
     // The key works with the official client against the first base URL shown.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
     const baseURL = (await page.locator('.base-urls code').first().textContent()) ?? '';
@@ -92,7 +97,7 @@ describe('API keys and usage', () => {
     // Presets and the CSV export follow the range.
     await page.getByRole('button', { name: 'Last 7 days' }).click();
     await page.waitForURL(/\/usage\?from=\d{4}-\d{2}-\d{2}&to=\d{4}-\d{2}-\d{2}$/);
-    expect(await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('button', { name: 'Last 7 days', pressed: true }).waitFor();
     const range = new URL(page.url()).searchParams;
     const exportHref = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
     expect(exportHref).toBe(`/api/dashboard/usage.csv?from=${range.get('from')}&to=${range.get('to')}`);

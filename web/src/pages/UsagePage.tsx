@@ -1,6 +1,6 @@
 // Usage over a range of days: totals, charts, the split by model or key, recent requests
 // and a CSV export. The range lives in the address (?from&to) so it can be shared.
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
@@ -101,9 +101,21 @@ function UsageReport({ query }: { query: string }) {
         <Stat label="Tokens" value={formatNumber(totals.tokens)} />
         <Stat label="Credits spent" value={formatCredits(totals.costMicros)} />
       </section>
-      <UsageCharts days={data.days} />
-      <UsageBreakdown usage={data} />
-      <RecentRequests records={data.recent} days={daysIn(data)} />
+      {totals.requests === 0 ? (
+        <div className="card empty">
+          <h2 className="card-title">No requests in these {daysIn(data)} days</h2>
+          <p className="muted">
+            Once your applications call the API with one of your <Link to="/keys">keys</Link>, their requests, tokens and credits show
+            here. The <Link to="/">overview</Link> has examples to start from.
+          </p>
+        </div>
+      ) : (
+        <>
+          <UsageCharts days={data.days} />
+          <UsageBreakdown usage={data} />
+          <RecentRequests records={data.recent} days={daysIn(data)} />
+        </>
+      )}
     </>
   );
 }
