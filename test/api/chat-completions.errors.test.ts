@@ -50,7 +50,7 @@ describe('methods and paths', () => {
     expect(res.headers.get('allow')).toBe('GET, HEAD');
   });
 
-  it.each(['/v1/nope', '/v2/chat/completions', '/v1/chat/completions/extra', '/'])('unknown path %s is 404 in the unified body', async (path) => {
+  it.each(['/v1/nope', '/v2/chat/completions', '/v1/chat/completions/extra', '/nope'])('unknown path %s is 404 in the unified body', async (path) => {
     await expectUnified(await request(path, { method: 'GET' }), 404, 'Model not found.');
   });
 });
