@@ -14,7 +14,7 @@ interface Session {
   signOut(): Promise<void>;
 }
 
-export type Ending = 'none' | 'ended' | 'signed-out';
+type Ending = 'none' | 'ended' | 'signed-out';
 
 const SessionContext = createContext<Session | null>(null);
 

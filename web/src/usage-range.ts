@@ -1,5 +1,5 @@
 // The usage page's date range: inclusive UTC days as YYYY-MM-DD, like the API.
-export const MAX_RANGE_DAYS = 366;
+const MAX_RANGE_DAYS = 366;
 export const PRESET_DAYS = [7, 30, 90] as const;
 const DAY_MS = 86_400_000;
 
@@ -17,7 +17,7 @@ export function lastDays(days: number, today = todayUtc()): DayRange {
   return { from: addDays(today, -(days - 1)), to: today };
 }
 
-export function addDays(day: string, days: number): string {
+function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 

@@ -8,7 +8,7 @@ export function CodeBlock({ code, label }: { code: string; label: string }) {
         <span>{label}</span>
         <CopyButton text={code} what={`${label} example`} className="code-copy" />
       </div>
-      <pre tabIndex={0} aria-label={`${label} example`}>
+      <pre tabIndex={0}>
         <code>{code}</code>
       </pre>
     </div>

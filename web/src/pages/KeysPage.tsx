@@ -177,11 +177,11 @@ function SecretOnce({ secret, name, onDone }: { secret: string; name: string; on
         <strong>Copy this key now.</strong> For your security it cannot be shown again. If you lose it, generate a new one.
       </Notice>
       <div className="field">
-        <span className="label" id="secret-label">
+        <p className="label">
           Secret key for “{name}”
-        </span>
+        </p>
         <div className="secret">
-          <code className="secret-value" aria-labelledby="secret-label" data-testid="new-key-secret">
+          <code className="secret-value" data-testid="new-key-secret">
             {secret}
           </code>
           <CopyButton text={secret} what="API key" autoFocus />

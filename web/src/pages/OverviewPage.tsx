@@ -7,7 +7,7 @@ import { PlanLimits } from '../components/PlanLimits';
 import { Tabs } from '../components/Tabs';
 import { formatCredits, formatPlanName } from '../format';
 import { usePageTitle } from '../page-title';
-import { curlSnippet, javascriptSnippet, pythonSnippet } from '../snippets';
+import { curlSnippet, javascriptSnippet, KEY_PLACEHOLDER, pythonSnippet } from '../snippets';
 import type { Model, Overview } from '../types';
 import { useApiData } from '../use-api-data';
 
@@ -92,7 +92,7 @@ function QuickStart({ baseUrls, model }: { baseUrls: string[]; model: string }) 
       </ul>
       <h3 className="subheading">Your first request</h3>
       <p className="muted">
-        Replace <code>YOUR_API_KEY</code> with a key from the <Link to="/keys">API Keys</Link> page.
+        Replace <code>{KEY_PLACEHOLDER}</code> with a key from the <Link to="/keys">API Keys</Link> page.
       </p>
       <Tabs
         label="Code examples"
