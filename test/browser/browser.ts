@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS_DIR = fileURLToPath(new URL('./screenshots/', import.meta.url));
@@ -30,6 +30,7 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true });
 }
 
+/** A fresh browser context and page for the current test, closed when the test ends. */
 export async function openPage(browser: Browser, origin: string, viewport: { width: number; height: number } = DESKTOP): Promise<GuardedPage> {
   const context = await browser.newContext({
     baseURL: origin,
@@ -41,6 +42,9 @@ export async function openPage(browser: Browser, origin: string, viewport: { wid
     ...(viewport.width < 500 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  // Closed with its test: Chromium keeps spare connections open, and a server being
+  // closed would wait for them (up to its headers timeout) before it lets go.
+  onTestFinished(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const problems: string[] = [];
