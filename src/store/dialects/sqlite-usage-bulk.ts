@@ -30,7 +30,7 @@ export class SqliteUsageBulk {
     const selectBalance = this.sqlite.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM accounts WHERE id = ?');
     const insertLedger = this.sqlite.prepare(
       `INSERT INTO ledger_entries (account_id, kind, amount_micros, reason, reference, created_at)
-       VALUES (@account_id, @kind, @amount_micros, @reason, @reference, @created_at)`,
+       VALUES (?, ?, ?, ?, ?, ?)`,
     );
     const debitBalance = this.sqlite.prepare('UPDATE accounts SET balance_micros = balance_micros - ? WHERE id = ?');
 
@@ -51,7 +51,7 @@ export class SqliteUsageBulk {
           ).changes === 1,
       );
       const { entries, chargedByAccount } = planUsageCharges(inserted, balances, at);
-      for (const entry of entries) insertLedger.run(entry);
+      for (const e of entries) insertLedger.run(e.account_id, e.kind, e.amount_micros, e.reason, e.reference, e.created_at);
       for (const [accountId, chargedMicros] of chargedByAccount) debitBalance.run(chargedMicros, accountId);
     });
   }
