@@ -30,6 +30,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string[], kind: EnvK
   ['DATABASE_URL', ['store', 'database_url'], 'string'],
   ['LMGATE_LOG_LEVEL', ['log', 'level'], 'string'],
   ['LMGATE_SIGNUP_OPEN', ['signup', 'open'], 'bool'],
+  ['LMGATE_SIGNUP_CREDITS', ['signup', 'credits'], 'number'],
   ['LMGATE_DEMO_ACCOUNT', ['demo', 'seed_account'], 'bool'],
   ['LMGATE_DEFAULT_TIER', ['default_tier'], 'string'],
 ];

@@ -128,6 +128,7 @@ export const configSchema = z
       .object({
         open: z.boolean().default(true),
         credits: z.number().nonnegative().default(0), // granted to each account at sign-up
+        per_address_per_hour: z.number().int().positive().default(10), // sign-ups from one client address
       })
       .strict()
       .prefault({}),

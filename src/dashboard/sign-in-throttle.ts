@@ -56,12 +56,15 @@ export interface DashboardThrottles {
   signInPerAddress: FailureThrottle;
   /** Failed redemptions per account: 10 in 15 minutes (codes are guessable only by trying). */
   redeemPerAccount: FailureThrottle;
+  /** Sign-ups per client address, successful or not, per hour (each costs a scrypt run). */
+  signUpPerAddress: FailureThrottle;
 }
 
-export function createDashboardThrottles(): DashboardThrottles {
+export function createDashboardThrottles(signUpsPerAddressPerHour: number): DashboardThrottles {
   return {
     signInPerAccount: new FailureThrottle(5, FIFTEEN_MINUTES_MS),
     signInPerAddress: new FailureThrottle(20, FIFTEEN_MINUTES_MS),
     redeemPerAccount: new FailureThrottle(10, FIFTEEN_MINUTES_MS),
+    signUpPerAddress: new FailureThrottle(signUpsPerAddressPerHour, 4 * FIFTEEN_MINUTES_MS),
   };
 }

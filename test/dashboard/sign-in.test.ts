@@ -217,6 +217,23 @@ describe('dashboard sign-up settings', () => {
   });
 });
 
+describe('dashboard sign-up throttling', () => {
+  it('allows signup.per_address_per_hour sign-ups from one address, then 429 with Retry-After', async () => {
+    const t = await startApp({ overrides: { signup: { per_address_per_hour: 2 } } });
+    try {
+      for (const n of [1, 2]) {
+        expect((await new DashboardClient(t).post('/signup', { email: `many${n}@example.test`, password: PASSWORD })).status).toBe(201);
+      }
+      const refused = await new DashboardClient(t).post('/signup', { email: 'many3@example.test', password: PASSWORD });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
+      expect(await t.store.findAccount('many3@example.test')).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('dashboard behind a trusted TLS proxy', () => {
   it('marks the cookie Secure and derives the base addresses and the Origin check from the forwarded request', async () => {
     const t = await startApp({ overrides: { server: { port: 0, trust_proxy: true } } });

@@ -50,6 +50,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       log: { level: 'silent' },
       store: { data_dir: dataDir, ...(database ? { database_url: database.url } : {}) },
       server: { port: 0 },
+      // Suites sign up many accounts from 127.0.0.1; the throttle has its own test.
+      signup: { per_address_per_hour: 10_000 },
       ...options.overrides,
     },
   });

@@ -27,7 +27,7 @@ const passwordBody = z.object({ currentPassword: z.string().max(200), newPasswor
 
 export function signInRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
   const { config, store, sessions } = services;
-  const { signInPerAccount, signInPerAddress } = services.throttles;
+  const { signInPerAccount, signInPerAddress, signUpPerAddress } = services.throttles;
 
   dashboard.get('/config', { config: { public: true } }, async (request) => ({
     signupOpen: config.signup.open,
@@ -36,6 +36,8 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
 
   dashboard.post('/signup', { config: { public: true } }, async (request, reply) => {
     if (!config.signup.open) throw new DashboardError(403, 'Sign-up is closed.');
+    signUpPerAddress.assertAllowed(request.ip);
+    signUpPerAddress.recordFailure(request.ip);
     const input = parseInput(signUpBody, request.body);
     if (await store.findAccount(input.email)) throw emailTaken();
     let account: Account;
