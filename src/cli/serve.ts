@@ -17,6 +17,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   io.out(`lmgate listening on ${address} (store: ${store.dialect})`);
   io.out(`  OpenAI base URL: ${address}/v1`);
+  io.out(`  Dashboard:       ${address}/`);
   if (seeded) {
     io.out('');
     io.out(`  Demo account ${seeded.email} created with this API key (shown once, keep it):`);

@@ -116,7 +116,7 @@ export interface Plans {
 }
 
 export interface LedgerEntry {
-  id: string;
+  id: number;
   kind: string;
   amountMicros: number;
   reason: string | null;
