@@ -66,19 +66,7 @@ export class KyselyStore implements Store {
   }
 
   async createAccount(input: { email: string; name?: string | null; tier: string }): Promise<Account> {
-    const at = now();
-    const row: AccountsTable = {
-      id: newId('acct'),
-      email: input.email.trim().toLowerCase(),
-      name: input.name ?? null,
-      status: 'active',
-      tier: input.tier,
-      subscription_status: 'inactive',
-      subscription_period_end: null,
-      created_at: at,
-      updated_at: at,
-      balance_micros: 0,
-    };
+    const row = newAccountRow(input, now());
     await this.db.insertInto('accounts').values(row).execute();
     return toAccount(row);
   }
@@ -121,18 +109,7 @@ export class KyselyStore implements Store {
 
   async signUp(input: NewSignUp): Promise<Account> {
     const at = now();
-    const row: AccountsTable = {
-      id: newId('acct'),
-      email: input.email.trim().toLowerCase(),
-      name: input.name,
-      status: 'active',
-      tier: input.tier,
-      subscription_status: 'inactive',
-      subscription_period_end: null,
-      created_at: at,
-      updated_at: at,
-      balance_micros: 0,
-    };
+    const row = newAccountRow(input, at);
     try {
       return await this.db.transaction().execute(async (trx) => {
         await trx.insertInto('accounts').values(row).execute();
@@ -688,5 +665,21 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+  };
+}
+
+/** A new account as stored: active, no subscription, no credit until a ledger entry says so. */
+function newAccountRow(input: { email: string; name?: string | null; tier: string }, at: string): AccountsTable {
+  return {
+    id: newId('acct'),
+    email: input.email.trim().toLowerCase(),
+    name: input.name ?? null,
+    status: 'active',
+    tier: input.tier,
+    subscription_status: 'inactive',
+    subscription_period_end: null,
+    created_at: at,
+    updated_at: at,
+    balance_micros: 0,
   };
 }

@@ -2,6 +2,7 @@
 // "Revoke" after a confirmation.
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
+import { ConfirmAction } from '../components/ConfirmAction';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { LoadState } from '../components/LoadState';
@@ -197,23 +198,13 @@ function SecretOnce({ secret, name, onDone }: { secret: string; name: string; on
 }
 
 function ConfirmRevoke({ apiKey, onRevoked, onCancel }: { apiKey: ApiKey; onRevoked(key: ApiKey): void; onCancel(): void }) {
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
   async function revoke() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = await api<{ key: ApiKey }>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'DELETE' });
-      onRevoked(answer.key);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setBusy(false);
-    }
+    const answer = await api<{ key: ApiKey }>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'DELETE' });
+    onRevoked(answer.key);
   }
 
   return (
-    <div className="form">
+    <ConfirmAction label="Revoke key" busyLabel="Revoking…" tone="danger" action={revoke} onCancel={onCancel}>
       <p>
         <strong>{apiKey.name}</strong> (
         <code>
@@ -221,15 +212,6 @@ function ConfirmRevoke({ apiKey, onRevoked, onCancel }: { apiKey: ApiKey; onRevo
         </code>
         ) will stop working immediately: every application using it gets an error. This cannot be undone.
       </p>
-      {error === undefined ? null : <Notice tone="error">{error}</Notice>}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="button danger" disabled={busy} onClick={() => void revoke()}>
-          {busy ? 'Revoking…' : 'Revoke key'}
-        </button>
-      </div>
-    </div>
+    </ConfirmAction>
   );
 }

@@ -2,6 +2,7 @@
 // the operator), the balance with its ledger, and redeeming a code.
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
+import { ConfirmAction } from '../components/ConfirmAction';
 import { Dialog } from '../components/Dialog';
 import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
@@ -175,37 +176,24 @@ function PlanCard({ plan, onSwitch }: { plan: Plan; onSwitch(): void }) {
 }
 
 function ConfirmSwitch({ plan, onSwitched, onCancel }: { plan: Plan; onSwitched(account: Account): void; onCancel(): void }) {
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
   async function confirm() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = await api<{ account: Account }>('/plan', { method: 'POST', body: { tier: plan.name } });
-      onSwitched(answer.account);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setBusy(false);
-    }
+    const answer = await api<{ account: Account }>('/plan', { method: 'POST', body: { tier: plan.name } });
+    onSwitched(answer.account);
   }
 
   return (
-    <div className="form">
+    <ConfirmAction
+      label={`Switch to ${formatPlanName(plan.name)}`}
+      busyLabel="Switching…"
+      tone="primary"
+      action={confirm}
+      onCancel={onCancel}
+    >
       <p>
         Your rate limits and the models you can use change at once to those of the {formatPlanName(plan.name)} plan: {formatNumber(plan.rpm)}{' '}
         requests and {formatNumber(plan.tpm)} tokens per minute. Your credit balance stays as it is.
       </p>
-      {error === undefined ? null : <Notice tone="error">{error}</Notice>}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="button primary" disabled={busy} onClick={() => void confirm()}>
-          {busy ? 'Switching…' : `Switch to ${formatPlanName(plan.name)}`}
-        </button>
-      </div>
-    </div>
+    </ConfirmAction>
   );
 }
 
