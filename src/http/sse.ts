@@ -10,7 +10,10 @@ const DONE = 'data: [DONE]\n\n';
  * that cannot start still answers with a plain error status) and goes out in the same
  * write. Events sent in one turn of the event loop (a fast backend, a batch from an
  * upstream) are joined and written once at the end of it: one pass through node's HTTP
- * framing and one syscall instead of one per event.
+ * framing and one syscall instead of one per event. The join is flushed as a microtask,
+ * before node uncorks the socket on its next tick, so a stream whose end arrived in the
+ * same read (the backend's promise settles in the same microtask run) goes out whole in
+ * one syscall with its `[DONE]`.
  */
 export class EventStream implements ChunkSink {
   private pending = '';
@@ -34,7 +37,7 @@ export class EventStream implements ChunkSink {
 
   send(json: string): boolean {
     this.start();
-    if (this.pending.length === 0) process.nextTick(this.flush);
+    if (this.pending.length === 0) queueMicrotask(this.flush);
     this.pending += `data: ${json}\n\n`;
     return !this.res.writableNeedDrain;
   }

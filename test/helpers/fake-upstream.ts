@@ -28,6 +28,10 @@ export interface FakeUpstreamBehaviour {
   lineEnding?: '\n' | '\r\n';
   /** Streaming: write the SSE bytes in fragments of this size (events cut mid-line). */
   fragmentBytes?: number;
+  /** The model named in answers, instead of the one asked for (OpenAI names a dated snapshot). */
+  reportedModel?: string;
+  /** Streaming: JSON with Python's default separators (`", "`, `": "`), as json.dumps writes it. */
+  spacedJson?: boolean;
 }
 
 export interface RecordedRequest {
@@ -112,7 +116,7 @@ async function answer(res: ServerResponse, request: Record<string, unknown>, beh
     );
     return;
   }
-  const model = String(request.model);
+  const model = behaviour.reportedModel ?? String(request.model);
   const pieces = behaviour.pieces ?? DEFAULT_PIECES;
   if (request.stream === true) return streamAnswer(res, request, model, pieces, behaviour);
 
@@ -147,7 +151,7 @@ async function streamAnswer(
     const body: Record<string, unknown> = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_fake', choices };
     // OpenAI: with include_usage every chunk carries "usage": null but the last.
     if (withUsage) body.usage = usage ?? null;
-    return `data: ${JSON.stringify(body)}${eol}${eol}`;
+    return `data: ${behaviour.spacedJson ? spacedJson(body) : JSON.stringify(body)}${eol}${eol}`;
   };
   const write = async (text: string): Promise<void> => {
     if (res.destroyed) return;
@@ -193,6 +197,15 @@ async function streamAnswer(
   if (withUsage) await write(chunk([], FAKE_USAGE));
   await write(`data: [DONE]${eol}${eol}`);
   res.end();
+}
+
+/** JSON as Python's json.dumps writes it by default. */
+function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${spacedJson(item)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 function delay(ms: number): Promise<void> {

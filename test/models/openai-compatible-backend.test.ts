@@ -256,6 +256,52 @@ describe('streaming', () => {
     });
   });
 
+  it('shows lmgate’s model id when the upstream names a dated snapshot, and relays text that quotes JSON keys', async () => {
+    const pieces = ['Say "usage":{"prompt_tokens":1}', ' or "finish_reason":"stop"', ' and "error": "none"', ' "model":"x"'];
+    const fake = await upstream({ pieces, reportedModel: 'gpt-4o-mini-2024-07-18' });
+    const backend = backendFor([deployment(fake.url, { model: 'gpt-4o-mini' })]);
+    const sink = collectingSink();
+
+    const result = await backend.stream(call({ stream: true }), sink);
+
+    expect(result).toEqual({ usage: { promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens }, finishReason: 'stop' });
+    expect(sink.content()).toBe(pieces.join(''));
+    expect(sink.chunks).toHaveLength(pieces.length + 2);
+    for (const chunk of sink.chunks) {
+      expect(chunk.model).toBe(MODEL_ID);
+      expect(chunk).not.toHaveProperty('usage');
+    }
+  });
+
+  it('reads JSON written with spaces (Python’s json.dumps): usage hidden and billed, finish reason kept', async () => {
+    const fake = await upstream({ spacedJson: true });
+    const backend = backendFor([deployment(fake.url)]);
+    const sink = collectingSink();
+
+    const result = await backend.stream(call({ stream: true }), sink);
+
+    expect(result).toEqual({ usage: { promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens }, finishReason: 'stop' });
+    expect(sink.content()).toBe(DEFAULT_PIECES.join(''));
+    expect(sink.chunks).toHaveLength(DEFAULT_PIECES.length + 2);
+    for (const chunk of sink.chunks) {
+      expect(chunk.model).toBe(MODEL_ID);
+      expect(chunk).not.toHaveProperty('usage');
+    }
+  });
+
+  it('without usage from the upstream, counts every token of a stream longer than what it holds back', async () => {
+    // 1.5 MB of text: past the bound on events held for counting, so some are counted early.
+    const pieces = Array.from({ length: 500 }, (_, i) => ` chunk ${i}: ${'lorem ipsum dolor sit amet '.repeat(110)}`);
+    const fake = await upstream({ pieces, noUsage: true });
+    const backend = backendFor([deployment(fake.url)]);
+    const sink = collectingSink();
+
+    const result = await backend.stream(call({ stream: true }), sink);
+
+    expect(sink.content()).toBe(pieces.join(''));
+    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(pieces.join('')) });
+  });
+
   it('reads events cut mid-line across reads, with CRLF line endings and multi-byte characters', async () => {
     const pieces = ['Grüße', ' 世界', ' 🎉🎉', ' done'];
     const fake = await upstream({ pieces, lineEnding: '\r\n', fragmentBytes: 7 });

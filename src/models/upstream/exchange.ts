@@ -261,7 +261,7 @@ export class StreamExchange extends Exchange<StreamResult> {
     };
     super(call, deployment);
     this.sink = sink;
-    this.relay = new StreamRelay(call, sink, deployment.label);
+    this.relay = new StreamRelay(call, sink, deployment.label, deployment.config.model);
     this.reader = new SseDataReader(deployment.label);
     this.start(JSON.stringify(request), true);
   }

@@ -7,14 +7,19 @@ import { isRecord, ModelRenamer, textOfMessage, usageBody, usageOf } from './wir
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';
+/** Event text held back for counting before it is counted as it comes. */
+const MAX_UNCOUNTED_CHARS = 1024 * 1024;
 
 export class StreamRelay {
-  /** Sent text per choice index, counted when the upstream reports no usage. */
+  /** Generated text per choice index, for an upstream that reports no usage. */
   private readonly texts = new Map<number, string>();
+  /** Events relayed but not yet read for their text: only counted if no usage comes. */
+  private uncounted: string[] = [];
+  private uncountedChars = 0;
   private readonly renamer: ModelRenamer;
   private upstreamUsage: Usage | null = null;
   private finishReason: string | null = null;
-  private lastChunk: Record<string, unknown> | null = null;
+  private lastEvent: string | null = null;
   sentChunks = 0;
   /** The upstream said `[DONE]`. */
   isDone = false;
@@ -25,14 +30,14 @@ export class StreamRelay {
     private readonly call: BackendCall,
     private readonly sink: ChunkSink,
     private readonly where: string,
+    upstreamModel: string,
   ) {
-    this.renamer = new ModelRenamer(call.modelId);
+    this.renamer = new ModelRenamer(call.modelId, upstreamModel);
   }
 
   /**
-   * Handles one event's data; true when the sink asks to wait for a drain. Each event is
-   * parsed (to check it, and for usage and finish reasons) but not serialized again: the
-   * text goes out with only `model` (and a hidden `usage`) changed in place.
+   * Handles one event's data; true when the sink asks to wait for a drain. The text goes
+   * out with only `model` (and a hidden `usage`) changed in place, never serialized again.
    */
   relay(data: string): boolean {
     if (data === '[DONE]') {
@@ -40,32 +45,12 @@ export class StreamRelay {
       return false;
     }
     if (this.isDone) return false;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch (err) {
-      throw new AttemptFailure('bad_answer', 'upstream sent a malformed event', this.where, err);
-    }
-    if (!isRecord(chunk)) throw new AttemptFailure('bad_answer', 'upstream sent a malformed event', this.where);
-    // vLLM and OpenAI report a failure after the headers as an event carrying `error`.
-    if (chunk.error != null && !Array.isArray(chunk.choices)) {
-      throw new AttemptFailure('bad_answer', 'upstream reported an error mid-stream', this.where, new Error(JSON.stringify(chunk.error)));
-    }
-    const usage = usageOf(chunk.usage);
-    if (usage !== null) this.upstreamUsage = usage;
-    const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
-    let text = data;
-    if (!this.call.includeUsage && chunk.usage !== undefined) {
-      // The usage-only chunk lmgate asked for on its own account.
-      if (choices.length === 0 && usage !== null) return false;
-      const withoutUsage = chunk.usage === null ? withoutOnce(data, NULL_USAGE) : undefined;
-      delete chunk.usage;
-      text = withoutUsage ?? JSON.stringify(chunk);
-    }
-    for (const choice of choices) this.note(choice);
-    this.lastChunk = chunk;
+    const text = this.plainChunk(data) ?? this.parsedChunk(data);
+    if (text === undefined) return false;
+    this.lastEvent = data;
+    if (this.upstreamUsage === null) this.holdForCounting(data);
     this.sentChunks++;
-    return !this.sink.send(this.renamer.rename(text, chunk));
+    return !this.sink.send(text);
   }
 
   /** The upstream ended the stream properly. */
@@ -74,7 +59,7 @@ export class StreamRelay {
     if (this.call.includeUsage && this.upstreamUsage === null) {
       // The client asked for usage and the upstream gave none: lmgate's count, in the
       // final chunk OpenAI would have sent.
-      const last = this.lastChunk;
+      const last = this.lastEvent === null ? null : parsedOrNull(this.lastEvent);
       this.sink.send(
         JSON.stringify({
           id: last?.id,
@@ -100,24 +85,113 @@ export class StreamRelay {
     return { usage: this.usage(), finishReason: null, error: failure.toLmgateError() };
   }
 
+  /**
+   * The common chunk, relayed without parsing it: a whole object that names the expected
+   * model once, with `finish_reason` and `usage` null or absent and no `error`. A quote
+   * inside a JSON string is escaped, so finding none of those keys means there is none;
+   * any other form (a value, spaces, a key twice) takes the parsing path. Each key is
+   * looked for from its first letter: JSON is full of quotes, and a search starting with
+   * one stops at every string.
+   */
+  private plainChunk(data: string): string | undefined {
+    if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) return undefined;
+    if (data.includes('error"')) return undefined;
+    for (let at = data.indexOf('finish_reason"'); at !== -1; at = data.indexOf('finish_reason"', at + 14)) {
+      if (!data.startsWith(':null', at + 14)) return undefined;
+    }
+    let text = data;
+    const usageAt = data.indexOf('usage"');
+    if (usageAt !== -1) {
+      if (!data.startsWith(':null', usageAt + 6) || data.includes('usage"', usageAt + 6)) return undefined;
+      if (!this.call.includeUsage) {
+        if (!data.startsWith(NULL_USAGE, usageAt - 2)) return undefined;
+        text = data.slice(0, usageAt - 2) + data.slice(usageAt - 2 + NULL_USAGE.length);
+      }
+    }
+    return this.renamer.renameText(text);
+  }
+
+  /** Any other event, parsed: checked, and read for usage and finish reasons. Undefined: not for the client. */
+  private parsedChunk(data: string): string | undefined {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch (err) {
+      throw new AttemptFailure('bad_answer', 'upstream sent a malformed event', this.where, err);
+    }
+    if (!isRecord(chunk)) throw new AttemptFailure('bad_answer', 'upstream sent a malformed event', this.where);
+    // vLLM and OpenAI report a failure after the headers as an event carrying `error`.
+    if (chunk.error != null && !Array.isArray(chunk.choices)) {
+      throw new AttemptFailure('bad_answer', 'upstream reported an error mid-stream', this.where, new Error(JSON.stringify(chunk.error)));
+    }
+    const usage = usageOf(chunk.usage);
+    if (usage !== null) {
+      this.upstreamUsage = usage;
+      this.uncounted = []; // the upstream's count it is
+      this.uncountedChars = 0;
+    }
+    const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
+    for (const choice of choices) this.noteFinish(choice);
+    let text = data;
+    if (!this.call.includeUsage && chunk.usage !== undefined) {
+      // The usage-only chunk lmgate asked for on its own account.
+      if (choices.length === 0 && usage !== null) return undefined;
+      const withoutUsage = chunk.usage === null ? withoutOnce(data, NULL_USAGE) : undefined;
+      delete chunk.usage;
+      text = withoutUsage ?? JSON.stringify(chunk);
+    }
+    return this.renamer.rename(text, chunk);
+  }
+
+  private noteFinish(choice: unknown): void {
+    if (!isRecord(choice) || typeof choice.finish_reason !== 'string') return;
+    this.hasFinished = true;
+    const index = typeof choice.index === 'number' ? choice.index : 0;
+    if (index === 0) this.finishReason = choice.finish_reason;
+  }
+
   private usage(): Usage {
     if (this.upstreamUsage !== null) return this.upstreamUsage;
+    this.countHeld();
     let completionTokens = 0;
     for (const text of this.texts.values()) completionTokens += countTextTokens(text);
     return { promptTokens: this.call.promptTokens, completionTokens };
   }
 
-  private note(choice: unknown): void {
-    if (!isRecord(choice)) return;
-    const index = typeof choice.index === 'number' ? choice.index : 0;
-    if (isRecord(choice.delta)) {
-      const text = textOfMessage(choice.delta);
-      if (text.length > 0) this.texts.set(index, (this.texts.get(index) ?? '') + text);
+  /**
+   * Most upstreams report usage at the end, so events are read for their text only if it
+   * never comes; past a bound they are read as they come, to hold no more than that.
+   */
+  private holdForCounting(data: string): void {
+    this.uncounted.push(data);
+    this.uncountedChars += data.length;
+    if (this.uncountedChars > MAX_UNCOUNTED_CHARS) this.countHeld();
+  }
+
+  private countHeld(): void {
+    for (const data of this.uncounted) {
+      // A well-framed event that is not JSON went out as it was; it carries no text to count.
+      const chunk = parsedOrNull(data);
+      if (chunk === null || !Array.isArray(chunk.choices)) continue;
+      for (const choice of chunk.choices) {
+        if (!isRecord(choice) || !isRecord(choice.delta)) continue;
+        const text = textOfMessage(choice.delta);
+        if (text.length === 0) continue;
+        const index = typeof choice.index === 'number' ? choice.index : 0;
+        this.texts.set(index, (this.texts.get(index) ?? '') + text);
+      }
     }
-    if (typeof choice.finish_reason === 'string') {
-      this.hasFinished = true;
-      if (index === 0) this.finishReason = choice.finish_reason;
-    }
+    this.uncounted = [];
+    this.uncountedChars = 0;
+  }
+}
+
+function parsedOrNull(data: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return isRecord(parsed) ? parsed : null;
+  } catch {
+    return null;
   }
 }
 

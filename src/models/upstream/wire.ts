@@ -72,26 +72,43 @@ export function upstreamErrorMessage(text: string): string | undefined {
  */
 export class ModelRenamer {
   private readonly replacement: string;
-  private upstreamModel: string | undefined;
+  private upstreamModel = '';
+  /** `model":"<name>"`: the key without its opening quote. */
   private needle = '';
 
-  constructor(private readonly modelId: string) {
+  /** `expectedModel`: the name the upstream was asked for, the one it usually reports. */
+  constructor(
+    private readonly modelId: string,
+    expectedModel?: string,
+  ) {
     this.replacement = `"model":${JSON.stringify(modelId)}`;
+    if (expectedModel !== undefined) this.expect(expectedModel);
   }
 
   rename(text: string, parsed: Record<string, unknown>): string {
     const model = parsed.model;
     if (typeof model === 'string') {
-      // A stream repeats the same name in every chunk: build the needle once.
-      if (model !== this.upstreamModel) {
-        this.upstreamModel = model;
-        this.needle = `"model":${JSON.stringify(model)}`;
-      }
-      const at = text.indexOf(this.needle);
-      if (at !== -1 && text.indexOf(this.needle, at + this.needle.length) === -1) {
-        return text.slice(0, at) + this.replacement + text.slice(at + this.needle.length);
-      }
+      // An upstream may report another name than it was asked for (a dated snapshot):
+      // the next chunks are looked for with that one.
+      if (model !== this.upstreamModel) this.expect(model);
+      const renamed = this.renameText(text);
+      if (renamed !== undefined) return renamed;
     }
     return JSON.stringify({ ...parsed, model: this.modelId });
+  }
+
+  /** The text with lmgate's model id, when it names the expected model exactly once; else undefined. */
+  renameText(text: string): string | undefined {
+    // Looked for without its opening quote (see StreamRelay.plainChunk), then checked for it.
+    const needle = this.needle;
+    if (needle.length === 0) return undefined;
+    const at = text.indexOf(needle, 1) - 1;
+    if (at < 0 || text.charCodeAt(at) !== 34 /* " */ || text.includes(needle, at + needle.length + 1)) return undefined;
+    return text.slice(0, at) + this.replacement + text.slice(at + needle.length + 1);
+  }
+
+  private expect(model: string): void {
+    this.upstreamModel = model;
+    this.needle = `model":${JSON.stringify(model)}`;
   }
 }
