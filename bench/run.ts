@@ -14,7 +14,9 @@ import { cpuSeconds, hasTaskset, ROOT, startServer, type Server } from './proces
 import { wrk, type WrkFigures } from './wrk.js';
 
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Load on each scenario before measuring: until V8 has optimized the hot path (lmgate's takes ~10 s in all). */
+const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Requests per round for the time-to-first-chunk figures. */
 const FIRST_CHUNK_REQUESTS = Number(process.env.BENCH_FIRST_CHUNK_REQUESTS ?? 2000);
@@ -122,7 +124,7 @@ function demoGroup(bare: Server, lmgate: Server, headers: Record<string, string>
   ];
   const run = (scenario: (typeof scenarios)[number], durationSec: number): WrkFigures =>
     wrk({ url: scenario.url, body: scenario.body, headers, connections: CONNECTIONS, durationSec, scriptDir });
-  for (const scenario of scenarios) run(scenario, 2); // JIT, caches, connections
+  for (const scenario of scenarios) run(scenario, WARMUP_SEC); // JIT, caches, connections
   return rounds(scenarios, (scenario) => run(scenario, DURATION_SEC)).map((figures, i) => ({ name: scenarios[i]!.name, figures }));
 }
 
@@ -161,7 +163,7 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
   const scenarios = PATHS.flatMap((path) => [false, true].map((isStream) => ({ path, isStream, url: `${servers[path].url}/v1/chat/completions`, body: isStream ? streamed : plain })));
   const cpu = new Map<(typeof scenarios)[number], number[]>(scenarios.map((scenario) => [scenario, []]));
 
-  for (const scenario of scenarios) wrk({ ...scenario, headers, connections: CONNECTIONS, durationSec: 2, scriptDir });
+  for (const scenario of scenarios) wrk({ ...scenario, headers, connections: CONNECTIONS, durationSec: WARMUP_SEC, scriptDir });
   const latency = rounds(scenarios, (scenario) => wrk({ ...scenario, headers, connections: 1, durationSec: DURATION_SEC, scriptDir }));
   const saturated = rounds(scenarios, (scenario) => {
     const pid = servers[scenario.path].child.pid!;
