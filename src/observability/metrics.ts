@@ -1,36 +1,52 @@
 // Prometheus metrics (prom-client), one registry per app. Per upstream deployment: attempts
-// by outcome, time to first byte, requests in flight and circuit state. Gauges are read
-// from the deployments when scraped, so the request path only counts and observes.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+// by outcome, time to first byte, requests in flight and circuit state. The request path
+// only adds to plain numbers (a prom-client observation hashes its labels each time);
+// everything becomes Prometheus samples when scraped.
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric, type MetricValueWithName } from 'prom-client';
 import type { AttemptOutcome, Deployment, DeploymentObserver } from '../models/upstream/deployment.js';
 
 const DEPLOYMENT_LABELS = ['model', 'deployment', 'upstream'] as const;
 const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+const FIRST_BYTE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** One deployment's attempts and first-byte latencies since the start. */
+class Tally {
+  readonly attempts = new Map<AttemptOutcome, number>();
+  /** Observations per bucket of FIRST_BYTE_BUCKETS, the last one for +Inf; not cumulative. */
+  readonly firstByteBuckets: number[] = new Array<number>(FIRST_BYTE_BUCKETS.length + 1).fill(0);
+  firstByteSum = 0;
+  firstByteCount = 0;
+
+  observeFirstByte(seconds: number): void {
+    let bucket = 0;
+    while (bucket < FIRST_BYTE_BUCKETS.length && seconds > FIRST_BYTE_BUCKETS[bucket]!) bucket++;
+    this.firstByteBuckets[bucket]!++;
+    this.firstByteSum += seconds;
+    this.firstByteCount++;
+  }
+}
 
 export class Metrics implements DeploymentObserver {
   readonly registry = new Registry();
   private readonly deployments: Deployment[] = [];
-  private readonly attempts: Counter<'model' | 'deployment' | 'upstream' | 'outcome'>;
-  private readonly firstByte: Histogram<'model' | 'deployment' | 'upstream'>;
-  /** Label lookups cost a hash per call; each deployment's children are made once. */
-  private readonly children = new Map<Deployment, { firstByte: ReturnType<Histogram['labels']>; attempts: Map<AttemptOutcome, ReturnType<Counter['labels']>> }>();
+  private readonly tallies = new Map<Deployment, Tally>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'lmgate_' });
-    this.attempts = new Counter({
+    const { deployments, tallies } = this;
+    new Counter({
       name: 'lmgate_upstream_attempts_total',
       help: 'Requests sent to an upstream deployment, by outcome (ok, rejected = upstream 4xx relayed, unreachable, busy, bad_answer, timeout, aborted = client gone).',
       labelNames: [...DEPLOYMENT_LABELS, 'outcome'],
       registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [deployment, tally] of tallies) {
+          for (const [outcome, count] of tally.attempts) this.inc({ ...labelsOf(deployment), outcome }, count);
+        }
+      },
     });
-    this.firstByte = new Histogram({
-      name: 'lmgate_upstream_first_byte_seconds',
-      help: "Time from sending a request to an upstream deployment to its response headers (a whole answer when not streaming).",
-      labelNames: DEPLOYMENT_LABELS,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers: [this.registry],
-    });
-    const deployments = this.deployments;
+    this.registry.registerMetric(firstByteHistogram(tallies));
     new Gauge({
       name: 'lmgate_upstream_in_flight',
       help: 'Requests in flight to an upstream deployment.',
@@ -66,28 +82,49 @@ export class Metrics implements DeploymentObserver {
   /** Makes a model's deployments visible (with zeros) before their first request. */
   watch(deployments: readonly Deployment[]): void {
     this.deployments.push(...deployments);
-    for (const deployment of deployments) this.childrenOf(deployment);
+    for (const deployment of deployments) this.tallyOf(deployment);
   }
 
   attemptEnded(deployment: Deployment, outcome: AttemptOutcome, firstByteSec: number | undefined): void {
-    const children = this.childrenOf(deployment);
-    let counter = children.attempts.get(outcome);
-    if (counter === undefined) {
-      counter = this.attempts.labels({ ...labelsOf(deployment), outcome });
-      children.attempts.set(outcome, counter);
-    }
-    counter.inc();
-    if (firstByteSec !== undefined) children.firstByte.observe(firstByteSec);
+    const tally = this.tallyOf(deployment);
+    tally.attempts.set(outcome, (tally.attempts.get(outcome) ?? 0) + 1);
+    if (firstByteSec !== undefined) tally.observeFirstByte(firstByteSec);
   }
 
-  private childrenOf(deployment: Deployment) {
-    let children = this.children.get(deployment);
-    if (children === undefined) {
-      children = { firstByte: this.firstByte.labels(labelsOf(deployment)), attempts: new Map() };
-      this.children.set(deployment, children);
+  private tallyOf(deployment: Deployment): Tally {
+    let tally = this.tallies.get(deployment);
+    if (tally === undefined) {
+      tally = new Tally();
+      this.tallies.set(deployment, tally);
     }
-    return children;
+    return tally;
   }
+}
+
+/**
+ * lmgate_upstream_first_byte_seconds as prom-client renders a histogram (cumulative `le`
+ * buckets, `_sum`, `_count`), built from the tallies at scrape time.
+ */
+function firstByteHistogram(tallies: ReadonlyMap<Deployment, Tally>) {
+  const name = 'lmgate_upstream_first_byte_seconds';
+  const help = 'Time from sending a request to an upstream deployment to its response headers (a whole answer when not streaming).';
+  const get = () => {
+    const values: MetricValueWithName<string>[] = [];
+    for (const [deployment, tally] of tallies) {
+      const labels = labelsOf(deployment);
+      let cumulative = 0;
+      tally.firstByteBuckets.forEach((count, bucket) => {
+        cumulative += count;
+        const le = bucket < FIRST_BYTE_BUCKETS.length ? FIRST_BYTE_BUCKETS[bucket]! : '+Inf';
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: cumulative });
+      });
+      values.push({ metricName: `${name}_sum`, labels, value: tally.firstByteSum });
+      values.push({ metricName: `${name}_count`, labels, value: tally.firstByteCount });
+    }
+    return { name, help, type: 'histogram', values, aggregator: 'sum' };
+  };
+  // The registry only calls get() (and reset() from resetMetrics()) on what it holds.
+  return { name, help, type: 'histogram', aggregator: 'sum', get, reset: () => {} } as unknown as Metric;
 }
 
 function labelsOf(deployment: Deployment): Record<(typeof DEPLOYMENT_LABELS)[number], string> {

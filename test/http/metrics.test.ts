@@ -69,6 +69,12 @@ describe('/metrics', () => {
     expect(sample(text, 'lmgate_upstream_in_flight', served)).toBe(0);
     expect(sample(text, 'lmgate_upstream_first_byte_seconds_count', served)).toBe(3);
     expect(sample(text, 'lmgate_upstream_first_byte_seconds_sum', served)).toBeGreaterThan(0);
+    // Buckets are cumulative: each at least the one below it, +Inf holding every answer.
+    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '60', '+Inf'].map(
+      (le) => sample(text, 'lmgate_upstream_first_byte_seconds_bucket', { ...served, le })!,
+    );
+    expect(buckets.at(-1)).toBe(3);
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i]).toBeGreaterThanOrEqual(buckets[i - 1]!);
     // Process metrics come along; the upstream's key never does.
     expect(text).toContain('lmgate_process_cpu_seconds_total');
     expect(text).not.toContain(UPSTREAM_KEY);
