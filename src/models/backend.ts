@@ -11,6 +11,8 @@ export interface Usage {
 export interface BackendCall {
   /** The validated client request (model still lmgate's id). */
   request: ChatRequest;
+  /** The same request as the client's JSON text, when at hand (an upstream gets it with only `model` changed). */
+  requestText?: string;
   /** lmgate's model id, shown to the client as `model`. */
   modelId: string;
   /** Prompt tokens as lmgate counted them (used when the backend reports none). */

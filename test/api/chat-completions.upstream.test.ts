@@ -78,6 +78,27 @@ describe('through an upstream', () => {
     expect(await t.store.balanceOf(account.id)).toBe(10_000_000 - costMicros(PRICES, FAKE_USAGE.prompt_tokens, FAKE_USAGE.completion_tokens));
   });
 
+  it('forwards the client’s JSON text as it came, with only the model renamed (and usage asked for on streams)', async () => {
+    upstream.behave({});
+    // Spacing, key order, 1.0 and escapes that a re-serialization would change.
+    const client = (stream: string) =>
+      `{ "messages": [{"role":"user","content":"caf\\u00e9 \\"model\\":\\"llama-test\\""}],"model":"llama-test", "temperature": 1.0,${stream}"top_k":4e1}`;
+    for (const [stream, expected] of [
+      ['', client('').replace('"model":"llama-test"', '"model":"meta-llama/Llama-3.1-8B-Instruct"')],
+      ['"stream":true,', `{"stream_options":{"include_usage":true},${client('"stream":true,').slice(1).replace('"model":"llama-test"', '"model":"meta-llama/Llama-3.1-8B-Instruct"')}`],
+    ]) {
+      const seen = upstream.requests.length;
+      const res = await fetch(`${t.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: client(stream!),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      expect(upstream.requests[seen]!.text).toBe(expected);
+    }
+  });
+
   it('streams the upstream’s chunks through, with usage when asked for', async () => {
     upstream.behave({});
     const stream = await t.client(apiKey).chat.completions.create({

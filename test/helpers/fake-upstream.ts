@@ -39,6 +39,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body as received. */
+  text: string;
   /** Resolves when the connection for this request is gone; true if before the answer ended. */
   closed: Promise<boolean>;
 }
@@ -68,8 +70,9 @@ export async function startFakeUpstream(initial: FakeUpstreamBehaviour = {}): Pr
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, closed });
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body = JSON.parse(text) as Record<string, unknown>;
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, text, closed });
       void answer(res, body, behaviour);
     });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelRenamer, upstreamErrorMessage } from '../../src/models/upstream/wire.js';
+import { ModelRenamer, upstreamErrorMessage, upstreamRequestText } from '../../src/models/upstream/wire.js';
 
 function rename(text: string): string {
   return new ModelRenamer('lmgate-model').rename(text, JSON.parse(text) as Record<string, unknown>);
@@ -42,5 +42,29 @@ describe('upstreamErrorMessage', () => {
     expect(upstreamErrorMessage('{"error":"bad"}')).toBe('bad');
     expect(upstreamErrorMessage('{"detail":"nope"}')).toBe('nope');
     expect(upstreamErrorMessage('<html>502</html>')).toBeUndefined();
+  });
+});
+
+describe('upstreamRequestText', () => {
+  it('renames the model in place and leaves every other byte alone', () => {
+    const text = '{"messages":[{"role":"user","content":"hi"}], "model":"gate-m","temperature":1.0}';
+    expect(upstreamRequestText(text, 'gate-m', 'org/up"model', false)).toBe('{"messages":[{"role":"user","content":"hi"}], "model":"org/up\\"model","temperature":1.0}');
+  });
+
+  it('asks for usage in front when told to', () => {
+    expect(upstreamRequestText(' {"model":"gate-m","stream":true}', 'gate-m', 'up', true)).toBe(' {"stream_options":{"include_usage":true},"model":"up","stream":true}');
+  });
+
+  it('gives up (serialize instead) when the model key is spaced, escaped or named twice', () => {
+    expect(upstreamRequestText('{"model": "gate-m"}', 'gate-m', 'up', false)).toBeUndefined();
+    expect(upstreamRequestText('{"model":"gate\\u002dm"}', 'gate-m', 'up', false)).toBeUndefined();
+    expect(upstreamRequestText('{"model":"gate-m","metadata":{"model":"gate-m"}}', 'gate-m', 'up', false)).toBeUndefined();
+  });
+
+  it('never matches the key inside a string', () => {
+    const text = JSON.stringify({ messages: [{ role: 'user', content: 'say "model":"gate-m"' }], model: 'gate-m' });
+    const forwarded = JSON.parse(upstreamRequestText(text, 'gate-m', 'up', false)!) as { model: string; messages: { content: string }[] };
+    expect(forwarded.model).toBe('up');
+    expect(forwarded.messages[0]!.content).toBe('say "model":"gate-m"');
   });
 });

@@ -14,6 +14,8 @@ export interface ApiPrincipal extends Principal {
 declare module 'fastify' {
   interface FastifyRequest {
     principal: ApiPrincipal | null;
+    /** The JSON body as the client sent it, for upstreams (forwarded without serializing it again). */
+    rawJson: string | null;
   }
 }
 
@@ -25,6 +27,15 @@ export interface ApiRoutesOptions {
 export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOptions> {
   return async (api, options) => {
     if (!api.hasRequestDecorator('principal')) api.decorateRequest('principal', null);
+    if (!api.hasRequestDecorator('rawJson')) api.decorateRequest('rawJson', null);
+    // Fastify's own JSON parsing (same errors, same limits), keeping the text as well.
+    const parseJson = api.getDefaultJsonParser('error', 'error');
+    api.removeContentTypeParser('application/json');
+    api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const text = body.toString(); // a string already: parseAs
+      request.rawJson = text;
+      parseJson(request, text, done);
+    });
     if (options.host) {
       const host = options.host;
       api.addHook('onRoute', (route) => {

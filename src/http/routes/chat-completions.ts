@@ -43,7 +43,7 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       services.limits.takeTokens(account.id, tier, plan.promptTokens);
       promptTokensTaken = plan.promptTokens;
       reservation = services.credits.reserve(account.id, worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens));
-      call = backendCall(chat, model.id, plan, reply);
+      call = backendCall(chat, request.rawJson, model.id, plan, reply);
     } catch (err) {
       return refuse(err);
     }
@@ -60,8 +60,15 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
   });
 }
 
-function backendCall(chat: BackendCall['request'], modelId: string, plan: { promptTokens: number; maxOutputTokens: number }, reply: FastifyReply): BackendCall {
-  return new ClientCall(chat, modelId, plan.promptTokens, plan.maxOutputTokens, chat.stream === true && chat.stream_options?.include_usage === true, reply);
+function backendCall(
+  chat: BackendCall['request'],
+  text: string | null,
+  modelId: string,
+  plan: { promptTokens: number; maxOutputTokens: number },
+  reply: FastifyReply,
+): BackendCall {
+  const includeUsage = chat.stream === true && chat.stream_options?.include_usage === true;
+  return new ClientCall(chat, text ?? undefined, modelId, plan.promptTokens, plan.maxOutputTokens, includeUsage, reply);
 }
 
 /**
@@ -74,6 +81,7 @@ class ClientCall implements BackendCall, ClientLink {
 
   constructor(
     readonly request: BackendCall['request'],
+    readonly requestText: string | undefined,
     readonly modelId: string,
     readonly promptTokens: number,
     readonly maxOutputTokens: number,

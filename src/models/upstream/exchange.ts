@@ -13,7 +13,7 @@ import { AttemptFailure, transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
 import { StreamRelay } from './stream-relay.js';
-import { isRecord, ModelRenamer, textOfMessage, upstreamErrorMessage, usageBody, usageOf } from './wire.js';
+import { isRecord, ModelRenamer, textOfMessage, upstreamErrorMessage, upstreamRequestText, usageBody, usageOf } from './wire.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -185,11 +185,8 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   private bytes = 0;
 
   constructor(call: BackendCall, deployment: Deployment) {
-    const request = { ...call.request, model: deployment.config.model };
-    // complete() answers non-streamed requests; never let a stray flag make the upstream stream.
-    if (request.stream) request.stream = false;
     super(call, deployment);
-    this.start(JSON.stringify(request), false);
+    this.start(completionRequestText(call, deployment.config.model), false);
   }
 
   protected answerData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -241,6 +238,32 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   }
 }
 
+/** The non-streamed request for an upstream: the client's text renamed in place when it can be, else serialized. */
+function completionRequestText(call: BackendCall, upstreamModel: string): string {
+  // complete() answers non-streamed requests; never let a stray flag make the upstream stream.
+  if (call.requestText !== undefined && !call.request.stream) {
+    const text = upstreamRequestText(call.requestText, call.modelId, upstreamModel, false);
+    if (text !== undefined) return text;
+  }
+  const request = { ...call.request, model: upstreamModel };
+  if (request.stream) request.stream = false;
+  return JSON.stringify(request);
+}
+
+/**
+ * The streamed request for an upstream: lmgate always asks for usage, to charge exactly
+ * (the relay hides it from a client that did not ask). The client's text when it can be
+ * changed in place, else serialized.
+ */
+function streamRequestText(call: BackendCall, upstreamModel: string): string {
+  const options = call.request.stream_options;
+  if (call.requestText !== undefined && (options === undefined || options?.include_usage === true)) {
+    const text = upstreamRequestText(call.requestText, call.modelId, upstreamModel, options === undefined);
+    if (text !== undefined) return text;
+  }
+  return JSON.stringify({ ...call.request, model: upstreamModel, stream: true, stream_options: { ...options, include_usage: true } });
+}
+
 // ---------------------------------------------------------------------------------------
 
 /** A streamed completion: events relayed as they arrive, paced by the client's socket. */
@@ -251,19 +274,11 @@ export class StreamExchange extends Exchange<StreamResult> {
   private paused = false;
 
   constructor(call: BackendCall, deployment: Deployment, sink: ChunkSink) {
-    // lmgate always asks for usage, to charge exactly; the relay hides it from a client
-    // that did not ask.
-    const request = {
-      ...call.request,
-      model: deployment.config.model,
-      stream: true,
-      stream_options: { ...call.request.stream_options, include_usage: true },
-    };
     super(call, deployment);
     this.sink = sink;
     this.relay = new StreamRelay(call, sink, deployment.label, deployment.config.model);
     this.reader = new SseDataReader(deployment.label);
-    this.start(JSON.stringify(request), true);
+    this.start(streamRequestText(call, deployment.config.model), true);
   }
 
   protected answerData(controller: Dispatcher.DispatchController, chunk: Buffer): void {

@@ -64,6 +64,24 @@ export function upstreamErrorMessage(text: string): string | undefined {
 }
 
 /**
+ * The client's JSON text as an upstream's request, changed in place: `model` becomes the
+ * upstream's name, and `stream_options` asking for usage goes in front when `askUsage`.
+ * Undefined when the text does not name lmgate's model exactly once in the compact form
+ * (then the request is serialized instead). A quote inside a JSON string is escaped, so a
+ * match is a key; twice, it may be a nested one.
+ */
+export function upstreamRequestText(text: string, modelId: string, upstreamModel: string, askUsage: boolean): string | undefined {
+  const needle = `"model":${JSON.stringify(modelId)}`;
+  const at = text.indexOf(needle);
+  if (at === -1 || text.includes(needle, at + needle.length)) return undefined;
+  const open = text.indexOf('{');
+  if (open === -1 || open > at) return undefined;
+  const renamed = `"model":${JSON.stringify(upstreamModel)}`;
+  const head = askUsage ? `${text.slice(0, open + 1)}"stream_options":{"include_usage":true},${text.slice(open + 1, at)}` : text.slice(0, at);
+  return head + renamed + text.slice(at + needle.length);
+}
+
+/**
  * Shows an upstream's JSON text with lmgate's model id, without serializing the parsed
  * object again: the upstream's `"model":"<name>"` is replaced in place when it occurs
  * exactly once. A quote inside a JSON string is always escaped, so a match is a key, not
