@@ -28,12 +28,13 @@ class Tally {
 
 export class Metrics implements DeploymentObserver {
   readonly registry = new Registry();
-  private readonly deployments: Deployment[] = [];
   private readonly tallies = new Map<Deployment, Tally>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'lmgate_' });
-    const { deployments, tallies } = this;
+    const tallies = this.tallies;
+    // Every deployment watched or attempted has a tally: the gauges list the same ones.
+    const deployments = (): Iterable<Deployment> => tallies.keys();
     new Counter({
       name: 'lmgate_upstream_attempts_total',
       help: 'Requests sent to an upstream deployment, by outcome (ok, rejected = upstream 4xx relayed, unreachable, busy, bad_answer, timeout, aborted = client gone).',
@@ -53,7 +54,7 @@ export class Metrics implements DeploymentObserver {
       labelNames: DEPLOYMENT_LABELS,
       registers: [this.registry],
       collect() {
-        for (const deployment of deployments) this.set(labelsOf(deployment), deployment.inFlight);
+        for (const deployment of deployments()) this.set(labelsOf(deployment), deployment.inFlight);
       },
     });
     new Gauge({
@@ -62,7 +63,7 @@ export class Metrics implements DeploymentObserver {
       labelNames: DEPLOYMENT_LABELS,
       registers: [this.registry],
       collect() {
-        for (const deployment of deployments) this.set(labelsOf(deployment), deployment.breaker.state === 'closed' ? 1 : 0);
+        for (const deployment of deployments()) this.set(labelsOf(deployment), deployment.breaker.state === 'closed' ? 1 : 0);
       },
     });
     new Gauge({
@@ -71,7 +72,7 @@ export class Metrics implements DeploymentObserver {
       labelNames: [...DEPLOYMENT_LABELS, 'state'],
       registers: [this.registry],
       collect() {
-        for (const deployment of deployments) {
+        for (const deployment of deployments()) {
           const current = deployment.breaker.state;
           for (const state of CIRCUIT_STATES) this.set({ ...labelsOf(deployment), state }, state === current ? 1 : 0);
         }
@@ -81,7 +82,6 @@ export class Metrics implements DeploymentObserver {
 
   /** Makes a model's deployments visible (with zeros) before their first request. */
   watch(deployments: readonly Deployment[]): void {
-    this.deployments.push(...deployments);
     for (const deployment of deployments) this.tallyOf(deployment);
   }
 

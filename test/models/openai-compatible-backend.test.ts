@@ -7,7 +7,7 @@ import {
   UpstreamTimeoutError,
   type LmgateError,
 } from '../../src/errors.js';
-import type { BackendCall, ChunkSink } from '../../src/models/backend.js';
+import type { BackendCall, ChunkSink, StreamResult } from '../../src/models/backend.js';
 import {
   createOpenAICompatibleBackend,
   type OpenAICompatibleBackend,
@@ -101,6 +101,18 @@ function collectingSink(onChunk?: (count: number) => void): CollectingSink {
       return text;
     },
   };
+}
+
+/** A finished stream relayed whole: the upstream's usage billed, none shown, lmgate's model id on every chunk. */
+function expectWholeStreamWithoutUsage(result: StreamResult, sink: CollectingSink, pieces: string[]): void {
+  expect(result).toEqual({ usage: { promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens }, finishReason: 'stop' });
+  expect(sink.content()).toBe(pieces.join(''));
+  // role chunk, one per piece, finish chunk
+  expect(sink.chunks).toHaveLength(pieces.length + 2);
+  for (const chunk of sink.chunks) {
+    expect(chunk.model).toBe(MODEL_ID);
+    expect(chunk).not.toHaveProperty('usage');
+  }
 }
 
 async function rejection(promise: Promise<unknown>): Promise<LmgateError> {
@@ -264,13 +276,7 @@ describe('streaming', () => {
 
     const result = await backend.stream(call({ stream: true }), sink);
 
-    expect(result).toEqual({ usage: { promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens }, finishReason: 'stop' });
-    expect(sink.content()).toBe(pieces.join(''));
-    expect(sink.chunks).toHaveLength(pieces.length + 2);
-    for (const chunk of sink.chunks) {
-      expect(chunk.model).toBe(MODEL_ID);
-      expect(chunk).not.toHaveProperty('usage');
-    }
+    expectWholeStreamWithoutUsage(result, sink, pieces);
   });
 
   it('reads JSON written with spaces (Python’s json.dumps): usage hidden and billed, finish reason kept', async () => {
@@ -280,13 +286,7 @@ describe('streaming', () => {
 
     const result = await backend.stream(call({ stream: true }), sink);
 
-    expect(result).toEqual({ usage: { promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens }, finishReason: 'stop' });
-    expect(sink.content()).toBe(DEFAULT_PIECES.join(''));
-    expect(sink.chunks).toHaveLength(DEFAULT_PIECES.length + 2);
-    for (const chunk of sink.chunks) {
-      expect(chunk.model).toBe(MODEL_ID);
-      expect(chunk).not.toHaveProperty('usage');
-    }
+    expectWholeStreamWithoutUsage(result, sink, DEFAULT_PIECES);
   });
 
   it('without usage from the upstream, counts every token of a stream longer than what it holds back', async () => {

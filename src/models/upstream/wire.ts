@@ -65,20 +65,15 @@ export function upstreamErrorMessage(text: string): string | undefined {
 
 /**
  * The client's JSON text as an upstream's request, changed in place: `model` becomes the
- * upstream's name, and `stream_options` asking for usage goes in front when `askUsage`.
- * Undefined when the text does not name lmgate's model exactly once in the compact form
- * (then the request is serialized instead). A quote inside a JSON string is escaped, so a
- * match is a key; twice, it may be a nested one.
+ * upstream's name (the renamer's rule, the other way round), and `stream_options` asking
+ * for usage goes in front when `askUsage`. Undefined when the text does not name lmgate's
+ * model exactly once in the compact form: then the request is serialized instead.
  */
 export function upstreamRequestText(text: string, modelId: string, upstreamModel: string, askUsage: boolean): string | undefined {
-  const needle = `"model":${JSON.stringify(modelId)}`;
-  const at = text.indexOf(needle);
-  if (at === -1 || text.includes(needle, at + needle.length)) return undefined;
-  const open = text.indexOf('{');
-  if (open === -1 || open > at) return undefined;
-  const renamed = `"model":${JSON.stringify(upstreamModel)}`;
-  const head = askUsage ? `${text.slice(0, open + 1)}"stream_options":{"include_usage":true},${text.slice(open + 1, at)}` : text.slice(0, at);
-  return head + renamed + text.slice(at + needle.length);
+  const renamed = new ModelRenamer(upstreamModel, modelId).renameText(text);
+  if (renamed === undefined || !askUsage) return renamed;
+  const open = renamed.indexOf('{');
+  return `${renamed.slice(0, open + 1)}"stream_options":{"include_usage":true},${renamed.slice(open + 1)}`;
 }
 
 /**
@@ -94,7 +89,7 @@ export class ModelRenamer {
   /** `model":"<name>"`: the key without its opening quote. */
   private needle = '';
 
-  /** `expectedModel`: the name the upstream was asked for, the one it usually reports. */
+  /** `modelId`: the name to show; `expectedModel`: the one the text usually names (for upstream answers, the name it was asked for). */
   constructor(
     private readonly modelId: string,
     expectedModel?: string,
