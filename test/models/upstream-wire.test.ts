@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelRenamer, upstreamErrorMessage, upstreamRequestText } from '../../src/models/upstream/wire.js';
+import { isRecord, ModelRenamer, plainCompletion, upstreamErrorMessage, upstreamRequestText, usageOf } from '../../src/models/upstream/wire.js';
 
 function rename(text: string): string {
   return new ModelRenamer('lmgate-model').rename(text, JSON.parse(text) as Record<string, unknown>);
@@ -66,5 +66,54 @@ describe('upstreamRequestText', () => {
     const forwarded = JSON.parse(upstreamRequestText(text, 'gate-m', 'up', false)!) as { model: string; messages: { content: string }[] };
     expect(forwarded.model).toBe('up');
     expect(forwarded.messages[0]!.content).toBe('say "model":"gate-m"');
+  });
+});
+
+describe('plainCompletion', () => {
+  const openAi = JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    model: 'gpt-4o-2024-08-06',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Say "usage":{"prompt_tokens":1} and "finish_reason":"x"' }, finish_reason: 'length' }],
+    usage: { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+  });
+
+  /** What the parsing path reads from the same text. */
+  function parsed(text: string): { usage: ReturnType<typeof usageOf>; finishReason: unknown } {
+    const answer = JSON.parse(text) as Record<string, unknown>;
+    const first = (answer.choices as unknown[])[0];
+    return { usage: usageOf(answer.usage), finishReason: isRecord(first) && typeof first.finish_reason === 'string' ? first.finish_reason : null };
+  }
+
+  it("reads OpenAI's answer: the counts of its own usage object and the finish reason, not the look-alikes in the content", () => {
+    expect(plainCompletion(openAi)).toEqual({ usage: { promptTokens: 19, completionTokens: 10 }, finishReason: 'length' });
+  });
+
+  it('agrees with the parsing path whenever it answers, and leaves every doubtful form to it', () => {
+    const completion = (usage: string, finish = '"stop"', extra = ''): string =>
+      `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":${finish}}]${extra},"usage":${usage}}`;
+    const plain = [
+      completion('{"prompt_tokens":3,"total_tokens":5,"completion_tokens":2,"prompt_tokens_details":null}'),
+      completion('{"completion_tokens":0,"prompt_tokens":7}', 'null'),
+      completion('{"prompt_tokens":123456789012345,"completion_tokens":1}'),
+    ];
+    const doubtful = [
+      completion('{"prompt_tokens": 3, "completion_tokens": 2}'), // spaced
+      completion('{"details":{"prompt_tokens":3},"completion_tokens":2}'), // a count of a nested object
+      completion('{"prompt_tokens":"3","completion_tokens":2}'),
+      completion('{"prompt_tokens":3.0,"completion_tokens":2}'),
+      completion('{"prompt_tokens":-3,"completion_tokens":2}'),
+      completion('{"prompt_tokens":1234567890123456,"completion_tokens":2}'),
+      completion('null'),
+      completion('{"prompt_tokens":3,"completion_tokens":2}', '"stop"', ',"x":{"usage":{"prompt_tokens":9,"completion_tokens":9}}'),
+      completion('{"prompt_tokens":3,"completion_tokens":2}', '"st\\"op"'),
+      completion('{"prompt_tokens":3,"completion_tokens":2}', '"stop"', ',"error":null'),
+      `{"choices":[{"finish_reason":"stop"},{"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}`,
+      `${completion('{"prompt_tokens":3,"completion_tokens":2}')}\n`,
+      '{"id":"c","usage":{"prompt_tokens":3,"completion_tokens":2}}', // no choices
+      '{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2},"system_fingerprint":"fp', // cut short
+    ];
+    for (const text of plain) expect(plainCompletion(text), text).toEqual(parsed(text));
+    for (const text of doubtful) expect(plainCompletion(text), text).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ import { AttemptFailure, transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
 import { StreamRelay } from './stream-relay.js';
-import { isRecord, ModelRenamer, textOfMessage, upstreamErrorMessage, upstreamRequestText, usageBody, usageOf } from './wire.js';
+import { isRecord, ModelRenamer, plainCompletion, textOfMessage, upstreamErrorMessage, upstreamRequestText, usageBody, usageOf } from './wire.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -202,6 +202,10 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   protected answerEnd(): void {
     const where = this.deployment.label;
     const text = this.parts.length === 1 ? this.parts[0]!.toString('utf8') : Buffer.concat(this.parts, this.bytes).toString('utf8');
+    // The common answer goes out unparsed, its model renamed in place; the rest is parsed.
+    const plain = plainCompletion(text);
+    const renamed = plain && new ModelRenamer(this.call.modelId, this.deployment.config.model).renameText(text);
+    if (plain !== undefined && renamed !== undefined) return this.succeed({ body: renamed, ...plain }, 'ok');
     let answer: unknown;
     try {
       answer = JSON.parse(text);

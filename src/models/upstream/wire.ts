@@ -45,6 +45,60 @@ export function textOfMessage(message: Record<string, unknown>): string {
   return text;
 }
 
+/**
+ * What lmgate needs from a non-streamed answer, read without parsing it (the common case):
+ * a whole object with no `error`, with `choices`, one compact `usage` object whose two
+ * counts are its own plain integers, and at most one `finish_reason`. A quote inside a
+ * JSON string is escaped, so a key found is a key (see StreamRelay.plainChunk). Undefined
+ * for any other form: the caller parses it.
+ */
+export function plainCompletion(text: string): { usage: Usage; finishReason: string | null } | undefined {
+  if (text.charCodeAt(0) !== 123 /* { */ || text.charCodeAt(text.length - 1) !== 125 /* } */) return undefined;
+  if (text.includes('error"') || !text.includes('choices":[')) return undefined;
+  const usageAt = onlyKey(text, 'usage"');
+  if (usageAt === -1 || !text.startsWith(':{', usageAt + 6)) return undefined;
+  const promptTokens = countAfter(text, usageAt + 8, 'prompt_tokens"');
+  const completionTokens = countAfter(text, usageAt + 8, 'completion_tokens"');
+  if (promptTokens === undefined || completionTokens === undefined) return undefined;
+  const finishAt = text.indexOf('finish_reason"');
+  let finishReason: string | null = null;
+  if (finishAt !== -1) {
+    if (text.includes('finish_reason"', finishAt + 14)) return undefined;
+    if (text.startsWith(':"', finishAt + 14)) {
+      const end = text.indexOf('"', finishAt + 16);
+      if (end === -1) return undefined;
+      finishReason = text.slice(finishAt + 16, end);
+      if (finishReason.includes('\\')) return undefined;
+    } else if (!text.startsWith(':null', finishAt + 14)) return undefined;
+  }
+  return { usage: { promptTokens, completionTokens }, finishReason };
+}
+
+/** Where `key` (without its opening quote) is, when it occurs exactly once; else -1. */
+function onlyKey(text: string, key: string): number {
+  const at = text.indexOf(key);
+  return at > 0 && text.charCodeAt(at - 1) === 34 /* " */ && !text.includes(key, at + key.length) ? at : -1;
+}
+
+/** A count member of the object opened at `from`: once in the text, before any nested object, a plain integer. */
+function countAfter(text: string, from: number, key: string): number | undefined {
+  const at = onlyKey(text, key);
+  if (at < from || !text.startsWith(':', at + key.length)) return undefined;
+  const between = text.slice(from, at);
+  if (between.includes('{') || between.includes('}')) return undefined;
+  let end = at + key.length + 1;
+  const start = end;
+  while (end < text.length && end - start <= 15) {
+    const c = text.charCodeAt(end);
+    if (c < 48 /* 0 */ || c > 57 /* 9 */) break;
+    end++;
+  }
+  const next = text.charCodeAt(end);
+  if (end === start || end - start > 15 || (next !== 44 /* , */ && next !== 125) /* } */) return undefined;
+  if (text.charCodeAt(start) === 48 /* 0 */ && end - start > 1) return undefined; // not JSON
+  return Number(text.slice(start, end));
+}
+
 /** OpenAI's `error.message` from an error body, if it has one. */
 export function upstreamErrorMessage(text: string): string | undefined {
   let parsed: unknown;
