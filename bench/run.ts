@@ -2,7 +2,8 @@
 // limits and metering on, in two groups measured in one run:
 // - demo models: lmgate's demo-echo beside a bare Fastify route answering a same-sized body;
 // - upstream: a minimal mock model server measured directly, behind the thinnest node:http
-//   pass-through proxy, and behind lmgate; non-streaming and streaming, at concurrency 1
+//   pass-through proxy, behind a minimal Fastify + undici proxy (the framework's floor), and
+//   behind lmgate; non-streaming and streaming, at concurrency 1
 //   (latency, time to first chunk) and at saturation (throughput, CPU per request).
 // Scenarios run interleaved for several rounds and each figure is the median (VM noise).
 import { spawnSync } from 'node:child_process';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     const secret = createKey(env);
     const lmgate = await start(['bin/lmgate.js', 'serve'], env);
     const passThrough = await start(['--import', 'tsx', 'bench/pass-through-proxy.ts', mock.url]);
+    const fastifyUndici = await start(['--import', 'tsx', 'bench/fastify-undici-proxy.ts', mock.url], { BENCH_KEY: secret });
     const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
 
     const sample = await fetch(`${lmgate.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'demo-echo', messages: MESSAGES }) });
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
     const bare = await start(['--import', 'tsx', 'bench/bare-fastify.ts', String(responseBytes)]);
 
     const demo = demoGroup(bare, lmgate, headers, dataDir);
-    const upstream = upstreamGroup({ direct: mock, passThrough, lmgate }, headers, dataDir);
+    const upstream = upstreamGroup({ direct: mock, passThrough, fastifyUndici, lmgate }, headers, dataDir);
     printDemo(demo, responseBytes);
     printUpstream(await upstream);
   } finally {
@@ -142,9 +144,14 @@ function printDemo(rows: DemoRow[], responseBytes: number): void {
 // ---------------------------------------------------------------------------------------
 // An upstream model server: directly, behind the pass-through, behind lmgate.
 
-type Path = 'direct' | 'passThrough' | 'lmgate';
-const PATHS: Path[] = ['direct', 'passThrough', 'lmgate'];
-const PATH_NAMES: Record<Path, string> = { direct: 'mock upstream, direct', passThrough: 'node:http pass-through', lmgate: 'lmgate' };
+type Path = 'direct' | 'passThrough' | 'fastifyUndici' | 'lmgate';
+const PATHS: Path[] = ['direct', 'passThrough', 'fastifyUndici', 'lmgate'];
+const PATH_NAMES: Record<Path, string> = {
+  direct: 'mock upstream, direct',
+  passThrough: 'node:http pass-through',
+  fastifyUndici: 'Fastify + undici, key check only',
+  lmgate: 'lmgate',
+};
 
 interface UpstreamRow {
   path: Path;
@@ -216,6 +223,11 @@ function printUpstream(rows: UpstreamRow[]): void {
     const gateAdded = gate.latency.p50Us - direct.latency.p50Us;
     const passAdded = pass.latency.p50Us - direct.latency.p50Us;
     console.log(`- ${mode}: added p50 ${gateAdded.toFixed(0)} µs against the pass-through's ${passAdded.toFixed(0)} µs (target ≤ +30 µs) ${verdict(gateAdded <= passAdded + 30)}`);
+    const floor = find('fastifyUndici', streamed);
+    const floorAdded = floor.latency.p50Us - direct.latency.p50Us;
+    console.log(
+      `  (Fastify + undici with a key check: CPU ${(floor.cpuUsPerRequest! / pass.cpuUsPerRequest!).toFixed(2)}×, added p50 ${floorAdded.toFixed(0)} µs; lmgate's own work over it: ${(gate.cpuUsPerRequest! - floor.cpuUsPerRequest!).toFixed(0)} µs CPU, ${(gateAdded - floorAdded).toFixed(0)} µs p50)`,
+    );
     if (streamed) {
       const gateFirst = gate.firstChunkP50Us! - direct.firstChunkP50Us!;
       const passFirst = pass.firstChunkP50Us! - direct.firstChunkP50Us!;
