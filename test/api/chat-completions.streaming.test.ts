@@ -60,7 +60,11 @@ describe('SSE framing on the wire', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('x-accel-buffering')).toBe('no');
     expect(res.headers.get('x-request-id')).toBeTruthy();
+    // The rate-limit headers set before the stream go out with its status line, once each.
+    expect(res.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     const raw = await res.text();
     expect(raw.endsWith('data: [DONE]\n\n')).toBe(true);
     const events = raw.split('\n\n').filter(Boolean);
