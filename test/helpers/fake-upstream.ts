@@ -32,6 +32,8 @@ export interface FakeUpstreamBehaviour {
   reportedModel?: string;
   /** Streaming: JSON with Python's default separators (`", "`, `": "`), as json.dumps writes it. */
   spacedJson?: boolean;
+  /** Streaming: this many choices (n), each piece sent for each; the first finishes with 'stop' before the others with 'length'. */
+  choices?: number;
 }
 
 export interface RecordedRequest {
@@ -150,6 +152,7 @@ async function streamAnswer(
   const eol = behaviour.lineEnding ?? '\n';
   const streamOptions = request.stream_options as { include_usage?: boolean } | undefined;
   const withUsage = streamOptions?.include_usage === true && !behaviour.noUsage;
+  const choiceCount = behaviour.choices ?? 1;
   const chunk = (choices: unknown[], usage?: unknown): string => {
     const body: Record<string, unknown> = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_fake', choices };
     // OpenAI: with include_usage every chunk carries "usage": null but the last.
@@ -193,10 +196,10 @@ async function streamAnswer(
       sent++;
       continue;
     }
-    await write(chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
+    for (let index = 0; index < choiceCount; index++) await write(chunk([{ index, delta: { content: piece }, logprobs: null, finish_reason: null }]));
     sent++;
   }
-  await write(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]));
+  for (let index = 0; index < choiceCount; index++) await write(chunk([{ index, delta: {}, logprobs: null, finish_reason: index === 0 ? 'stop' : 'length' }]));
   if (withUsage) await write(chunk([], FAKE_USAGE));
   await write(`data: [DONE]${eol}${eol}`);
   res.end();

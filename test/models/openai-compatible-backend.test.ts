@@ -289,6 +289,19 @@ describe('streaming', () => {
     expectWholeStreamWithoutUsage(result, sink, DEFAULT_PIECES);
   });
 
+  it('with several choices, the answer’s finish reason is the first choice’s, even when another finishes last', async () => {
+    const fake = await upstream({ choices: 2 });
+    const backend = backendFor([deployment(fake.url)]);
+    const sink = collectingSink();
+
+    const result = await backend.stream(call({ stream: true }), sink);
+
+    expect(result).toEqual({ usage: { promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens }, finishReason: 'stop' });
+    const finishes = sink.chunks.flatMap((chunk) => (chunk.choices as { index: number; finish_reason: string | null }[]).filter((c) => c.finish_reason !== null));
+    expect(finishes.map((c) => [c.index, c.finish_reason])).toEqual([[0, 'stop'], [1, 'length']]);
+    expect(sink.chunks.every((chunk) => chunk.model === MODEL_ID && !('usage' in chunk))).toBe(true);
+  });
+
   it('without usage from the upstream, counts every token of a stream longer than what it holds back', async () => {
     // 1.5 MB of text: past the bound on events held for counting, so some are counted early.
     const pieces = Array.from({ length: 500 }, (_, i) => ` chunk ${i}: ${'lorem ipsum dolor sit amet '.repeat(110)}`);

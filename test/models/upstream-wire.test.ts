@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isRecord, ModelRenamer, plainCompletion, upstreamErrorMessage, upstreamRequestText, usageOf } from '../../src/models/upstream/wire.js';
+import {
+  isRecord,
+  ModelRenamer,
+  plainCompletion,
+  textFinishReason,
+  textIndexIsZero,
+  textUsage,
+  upstreamErrorMessage,
+  upstreamRequestText,
+  usageOf,
+} from '../../src/models/upstream/wire.js';
 
 function rename(text: string): string {
   return new ModelRenamer('lmgate-model').rename(text, JSON.parse(text) as Record<string, unknown>);
@@ -115,5 +125,37 @@ describe('plainCompletion', () => {
     ];
     for (const text of plain) expect(plainCompletion(text), text).toEqual(parsed(text));
     for (const text of doubtful) expect(plainCompletion(text), text).toBeUndefined();
+  });
+});
+
+describe('reading a chunk off its text', () => {
+  const chunk = (fields: string): string => `{"id":"c","object":"chat.completion.chunk","model":"m",${fields}}`;
+
+  it('agrees with the parsed chunk whenever it answers', () => {
+    const texts = [
+      chunk('"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":null'),
+      chunk('"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]'),
+      chunk('"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46,"completion_tokens_details":{"reasoning_tokens":5}}'),
+      chunk('"choices":[{"index":1,"delta":{},"finish_reason":"length"}]'),
+      chunk('"choices":[{"delta":{"content":"\\"finish_reason\\":\\"stop\\",\\"index\\":3"},"finish_reason":null}]'),
+    ];
+    for (const text of texts) {
+      const parsed = JSON.parse(text) as { choices: { index?: number; finish_reason: string | null }[]; usage?: unknown };
+      const first = parsed.choices[0];
+      expect(textUsage(text), text).toEqual(usageOf(parsed.usage));
+      expect(textFinishReason(text), text).toBe(first?.finish_reason ?? null);
+      expect(textIndexIsZero(text), text).toBe((first?.index ?? 0) === 0);
+    }
+  });
+
+  it('leaves every doubtful form to the parser', () => {
+    expect(textUsage(chunk('"choices":[],"usage": {"prompt_tokens":1,"completion_tokens":2}'))).toBeUndefined();
+    expect(textUsage(chunk('"choices":[],"usage":{"prompt_tokens":1},"x":{"usage":null}'))).toBeUndefined();
+    expect(textUsage(chunk('"choices":[],"usage":{"prompt_tokens":1}'))).toBeUndefined();
+    expect(textFinishReason(chunk('"choices":[{"finish_reason":"stop"},{"finish_reason":"stop"}]'))).toBeUndefined();
+    expect(textFinishReason(chunk('"choices":[{"finish_reason": "stop"}]'))).toBeUndefined();
+    expect(textFinishReason(chunk('"choices":[{"finish_reason":"st\\u006fp"}]'))).toBeUndefined();
+    expect(textIndexIsZero(chunk('"choices":[{"index":0,"delta":{"tool_calls":[{"index":0}]}}]'))).toBe(false);
+    expect(textIndexIsZero(chunk('"choices":[{"index":01}]'))).toBe(false);
   });
 });

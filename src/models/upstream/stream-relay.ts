@@ -3,7 +3,7 @@
 import type { BackendCall, ChunkSink, StreamResult, Usage } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from './attempt-failure.js';
-import { isRecord, ModelRenamer, textOfMessage, usageBody, usageOf } from './wire.js';
+import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, usageBody, usageOf } from './wire.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';
@@ -45,8 +45,9 @@ export class StreamRelay {
       return false;
     }
     if (this.isDone) return false;
-    const text = this.plainChunk(data) ?? this.parsedChunk(data);
-    if (text === undefined) return false;
+    let text = this.plainChunk(data);
+    if (text === undefined) text = this.parsedChunk(data);
+    if (text === null) return false;
     this.lastEvent = data;
     if (this.upstreamUsage === null) this.holdForCounting(data);
     this.sentChunks++;
@@ -86,33 +87,42 @@ export class StreamRelay {
   }
 
   /**
-   * The common chunk, relayed without parsing it: a whole object that names the expected
-   * model once, with `finish_reason` and `usage` null or absent and no `error`. A quote
-   * inside a JSON string is escaped, so finding none of those keys means there is none;
-   * any other form (a value, spaces, a key twice) takes the parsing path. Each key is
-   * looked for from its first letter: JSON is full of quotes, and a search starting with
-   * one stops at every string.
+   * A chunk read off its text (wire.ts) and relayed without parsing it: a whole object
+   * that names the expected model once, whose usage and finish reason can be read. Null:
+   * nothing for the client (the usage chunk it did not ask for); undefined: parse it.
    */
-  private plainChunk(data: string): string | undefined {
-    if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) return undefined;
-    if (data.includes('error"')) return undefined;
-    for (let at = data.indexOf('finish_reason"'); at !== -1; at = data.indexOf('finish_reason"', at + 14)) {
-      if (!data.startsWith(':null', at + 14)) return undefined;
-    }
+  private plainChunk(data: string): string | null | undefined {
+    if (!isPlainObject(data)) return undefined;
+    const finishReason = textFinishReason(data);
+    const usage = textUsage(data);
+    if (finishReason === undefined || usage === undefined) return undefined;
+    // A finish reason counts for the answer only from the first choice.
+    if (finishReason !== null && !textIndexIsZero(data)) return undefined;
     let text = data;
-    const usageAt = data.indexOf('usage"');
-    if (usageAt !== -1) {
-      if (!data.startsWith(':null', usageAt + 6) || data.includes('usage"', usageAt + 6)) return undefined;
+    if (usage !== null) {
       if (!this.call.includeUsage) {
-        if (!data.startsWith(NULL_USAGE, usageAt - 2)) return undefined;
-        text = data.slice(0, usageAt - 2) + data.slice(usageAt - 2 + NULL_USAGE.length);
+        // The usage-only chunk lmgate asked for on its own account; a rarer form is parsed.
+        if (!data.includes('choices":[]')) return undefined;
+        this.noteUsage(usage);
+        return null;
       }
+    } else if (!this.call.includeUsage && data.includes('usage"')) {
+      const at = data.indexOf(NULL_USAGE);
+      if (at === -1) return undefined;
+      text = data.slice(0, at) + data.slice(at + NULL_USAGE.length);
     }
-    return this.renamer.renameText(text);
+    const renamed = this.renamer.renameText(text);
+    if (renamed === undefined) return undefined;
+    if (usage !== null) this.noteUsage(usage);
+    if (finishReason !== null) {
+      this.hasFinished = true;
+      this.finishReason = finishReason;
+    }
+    return renamed;
   }
 
-  /** Any other event, parsed: checked, and read for usage and finish reasons. Undefined: not for the client. */
-  private parsedChunk(data: string): string | undefined {
+  /** Any other event, parsed: checked, and read for usage and finish reasons. Null: not for the client. */
+  private parsedChunk(data: string): string | null {
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
@@ -125,22 +135,25 @@ export class StreamRelay {
       throw new AttemptFailure('bad_answer', 'upstream reported an error mid-stream', this.where, new Error(JSON.stringify(chunk.error)));
     }
     const usage = usageOf(chunk.usage);
-    if (usage !== null) {
-      this.upstreamUsage = usage;
-      this.uncounted = []; // the upstream's count it is
-      this.uncountedChars = 0;
-    }
+    if (usage !== null) this.noteUsage(usage);
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
     for (const choice of choices) this.noteFinish(choice);
     let text = data;
     if (!this.call.includeUsage && chunk.usage !== undefined) {
       // The usage-only chunk lmgate asked for on its own account.
-      if (choices.length === 0 && usage !== null) return undefined;
+      if (choices.length === 0 && usage !== null) return null;
       const withoutUsage = chunk.usage === null ? withoutOnce(data, NULL_USAGE) : undefined;
       delete chunk.usage;
       text = withoutUsage ?? JSON.stringify(chunk);
     }
     return this.renamer.rename(text, chunk);
+  }
+
+  /** The upstream's count it is: nothing held needs counting. */
+  private noteUsage(usage: Usage): void {
+    this.upstreamUsage = usage;
+    this.uncounted = [];
+    this.uncountedChars = 0;
   }
 
   private noteFinish(choice: unknown): void {

@@ -45,33 +45,61 @@ export function textOfMessage(message: Record<string, unknown>): string {
   return text;
 }
 
+// Reading an answer or an event off its text, without parsing it. A quote inside a JSON
+// string is always escaped, so a key found is a key, not text. Each key is looked for from
+// its first letter: JSON is full of quotes, and a search starting with one stops at every
+// string. Anything doubtful (a key twice, spaced JSON, an escape) is left to the parser:
+// the readers answer undefined.
+
+/** The text is one whole JSON object (as far as its frame shows) that reports no error. */
+export function isPlainObject(text: string): boolean {
+  return text.charCodeAt(0) === 123 /* { */ && text.charCodeAt(text.length - 1) === 125 /* } */ && !text.includes('error"');
+}
+
 /**
- * What lmgate needs from a non-streamed answer, read without parsing it (the common case):
- * a whole object with no `error`, with `choices`, one compact `usage` object whose two
- * counts are its own plain integers, and at most one `finish_reason`. A quote inside a
- * JSON string is escaped, so a key found is a key (see StreamRelay.plainChunk). Undefined
- * for any other form: the caller parses it.
+ * What lmgate needs from a non-streamed answer, read off its text (the common case): with
+ * `choices`, its usage and at most one `finish_reason`. Undefined: the caller parses it.
  */
 export function plainCompletion(text: string): { usage: Usage; finishReason: string | null } | undefined {
-  if (text.charCodeAt(0) !== 123 /* { */ || text.charCodeAt(text.length - 1) !== 125 /* } */) return undefined;
-  if (text.includes('error"') || !text.includes('choices":[')) return undefined;
-  const usageAt = onlyKey(text, 'usage"');
-  if (usageAt === -1 || !text.startsWith(':{', usageAt + 6)) return undefined;
-  const promptTokens = countAfter(text, usageAt + 8, 'prompt_tokens"');
-  const completionTokens = countAfter(text, usageAt + 8, 'completion_tokens"');
+  if (!isPlainObject(text) || !text.includes('choices":[')) return undefined;
+  const usage = textUsage(text);
+  const finishReason = textFinishReason(text);
+  if (usage === undefined || usage === null || finishReason === undefined) return undefined;
+  return { usage, finishReason };
+}
+
+/** The `usage` member: null when absent or null; its counts when it is one compact object whose own counts are plain integers. */
+export function textUsage(text: string): Usage | null | undefined {
+  if (!text.includes('usage"')) return null;
+  const at = onlyKey(text, 'usage"');
+  if (at === -1) return undefined;
+  if (text.startsWith(':null', at + 6)) return null;
+  if (!text.startsWith(':{', at + 6)) return undefined;
+  const promptTokens = countAfter(text, at + 8, 'prompt_tokens"');
+  const completionTokens = countAfter(text, at + 8, 'completion_tokens"');
   if (promptTokens === undefined || completionTokens === undefined) return undefined;
-  const finishAt = text.indexOf('finish_reason"');
-  let finishReason: string | null = null;
-  if (finishAt !== -1) {
-    if (text.includes('finish_reason"', finishAt + 14)) return undefined;
-    if (text.startsWith(':"', finishAt + 14)) {
-      const end = text.indexOf('"', finishAt + 16);
-      if (end === -1) return undefined;
-      finishReason = text.slice(finishAt + 16, end);
-      if (finishReason.includes('\\')) return undefined;
-    } else if (!text.startsWith(':null', finishAt + 14)) return undefined;
-  }
-  return { usage: { promptTokens, completionTokens }, finishReason };
+  return { promptTokens, completionTokens };
+}
+
+/** The one `finish_reason`: null when absent or null; the reason when it is a string without escapes. */
+export function textFinishReason(text: string): string | null | undefined {
+  const at = text.indexOf('finish_reason"');
+  if (at === -1) return null;
+  if (text.includes('finish_reason"', at + 14)) return undefined;
+  if (text.startsWith(':null', at + 14)) return null;
+  if (!text.startsWith(':"', at + 14)) return undefined;
+  const end = text.indexOf('"', at + 16);
+  const reason = end === -1 ? '\\' : text.slice(at + 16, end);
+  return reason.includes('\\') ? undefined : reason;
+}
+
+/** Whether the text's only `index` is 0, or it has none (OpenAI's default). */
+export function textIndexIsZero(text: string): boolean {
+  if (!text.includes('index"')) return true;
+  const at = onlyKey(text, 'index"');
+  if (at === -1 || !text.startsWith(':0', at + 6)) return false;
+  const next = text.charCodeAt(at + 8);
+  return next === 44 /* , */ || next === 125 /* } */;
 }
 
 /** Where `key` (without its opening quote) is, when it occurs exactly once; else -1. */
