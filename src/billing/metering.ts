@@ -2,6 +2,7 @@
 import type { AccountLimits } from '../limits/account-limits.js';
 import type { Usage } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
+import { isoNow } from '../store/clock.js';
 import { newTimeOrderedId } from '../store/ids.js';
 import { costMicros } from './pricing.js';
 import type { CreditBook, Reservation } from './reservations.js';
@@ -65,7 +66,7 @@ export class MeteredRequest {
       status,
       streamed: identity.streamed,
       finishReason,
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     });
   }
 }

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { base36Now } from './clock.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -37,5 +38,5 @@ export function newId(prefix: 'acct' | 'key' | 'usage' | 'code'): string {
  * once the index outgrows SQLite's page cache, costs a disk read per insert).
  */
 export function newTimeOrderedId(prefix: 'usage'): string {
-  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(12)}`;
+  return `${prefix}_${base36Now()}${randomBase62(12)}`;
 }
