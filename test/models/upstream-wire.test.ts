@@ -154,6 +154,7 @@ describe('reading a chunk off its text', () => {
     expect(textUsage(chunk('"choices":[],"usage":{"prompt_tokens":1}'))).toBeUndefined();
     expect(textFinishReason(chunk('"choices":[{"finish_reason":"stop"},{"finish_reason":"stop"}]'))).toBeUndefined();
     expect(textFinishReason(chunk('"choices":[{"finish_reason": "stop"}]'))).toBeUndefined();
+    expect(textFinishReason(chunk('"choices":[{"native_finish_reason":"stop"}]'))).toBeUndefined();
     expect(textFinishReason(chunk('"choices":[{"finish_reason":"st\\u006fp"}]'))).toBeUndefined();
     expect(textIndexIsZero(chunk('"choices":[{"index":0,"delta":{"tool_calls":[{"index":0}]}}]'))).toBe(false);
     expect(textIndexIsZero(chunk('"choices":[{"index":01}]'))).toBe(false);

@@ -85,7 +85,8 @@ export function textUsage(text: string): Usage | null | undefined {
 export function textFinishReason(text: string): string | null | undefined {
   const at = text.indexOf('finish_reason"');
   if (at === -1) return null;
-  if (text.includes('finish_reason"', at + 14)) return undefined;
+  // Another key ending the same way (OpenRouter's native_finish_reason) is left to the parser.
+  if (text.charCodeAt(at - 1) !== 34 /* " */ || text.includes('finish_reason"', at + 14)) return undefined;
   if (text.startsWith(':null', at + 14)) return null;
   if (!text.startsWith(':"', at + 14)) return undefined;
   const end = text.indexOf('"', at + 16);
