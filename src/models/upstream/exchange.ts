@@ -203,8 +203,9 @@ export class CompletionExchange extends Exchange<CompletionResult> {
     const where = this.deployment.label;
     const text = this.parts.length === 1 ? this.parts[0]!.toString('utf8') : Buffer.concat(this.parts, this.bytes).toString('utf8');
     // The common answer goes out unparsed, its model renamed in place; the rest is parsed.
+    const renamer = new ModelRenamer(this.call.modelId, this.deployment.config.model);
     const plain = plainCompletion(text);
-    const renamed = plain && new ModelRenamer(this.call.modelId, this.deployment.config.model).renameText(text);
+    const renamed = plain && renamer.renameText(text);
     if (plain !== undefined && renamed !== undefined) return this.succeed({ body: renamed, ...plain }, 'ok');
     let answer: unknown;
     try {
@@ -230,7 +231,7 @@ export class CompletionExchange extends Exchange<CompletionResult> {
       answer.usage = usageBody(usage);
       body = JSON.stringify(answer);
     }
-    this.succeed({ body: new ModelRenamer(this.call.modelId).rename(body, answer), usage, finishReason }, 'ok');
+    this.succeed({ body: renamer.rename(body, answer), usage, finishReason }, 'ok');
   }
 
   protected transportError(err: unknown): void {

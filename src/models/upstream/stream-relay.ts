@@ -106,10 +106,10 @@ export class StreamRelay {
         this.noteUsage(usage);
         return null;
       }
-    } else if (!this.call.includeUsage && data.includes('usage"')) {
-      const at = data.indexOf(NULL_USAGE);
-      if (at === -1) return undefined;
-      text = data.slice(0, at) + data.slice(at + NULL_USAGE.length);
+    } else if (!this.call.includeUsage) {
+      const withoutUsage = withoutOnce(data, NULL_USAGE);
+      if (withoutUsage !== undefined) text = withoutUsage;
+      else if (data.includes('usage"')) return undefined;
     }
     const renamed = this.renamer.renameText(text);
     if (renamed === undefined) return undefined;
