@@ -177,7 +177,13 @@ interface UpstreamRow {
   firstChunkUsByRound: number[];
 }
 
-async function upstreamGroup(servers: Record<Path, Server>, headers: Record<string, string>, scriptDir: string): Promise<UpstreamRow[]> {
+interface UpstreamFigures {
+  rows: UpstreamRow[];
+  /** Time lmgate's store spent writing usage records (each with its ledger entry) per record, over the saturated rounds. */
+  usageWriteUsPerRecord: number;
+}
+
+async function upstreamGroup(servers: Record<Path, Server>, headers: Record<string, string>, scriptDir: string): Promise<UpstreamFigures> {
   const plain = JSON.stringify({ model: 'bench-upstream', messages: MESSAGES });
   const streamed = JSON.stringify({ model: 'bench-upstream', messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
   // The paths of one mode run back to back, so the figures compared come from the same moments of a noisy machine.
@@ -186,6 +192,7 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
 
   for (const scenario of scenarios) wrk({ ...scenario, headers, connections: CONNECTIONS, durationSec: WARMUP_SEC, scriptDir });
   const latency = rounds(scenarios, (scenario) => wrk({ ...scenario, headers, connections: 1, durationSec: DURATION_SEC, scriptDir }));
+  const writesBefore = await usageWrites(servers.lmgate.url);
   const saturated = rounds(scenarios, (scenario) => {
     const pid = servers[scenario.path].child.pid!;
     const before = cpuSeconds(pid);
@@ -193,6 +200,9 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
     cpu.get(scenario)!.push(((cpuSeconds(pid) - before) / figures.requests) * 1e6);
     return figures;
   });
+  await new Promise((resolve) => setTimeout(resolve, 500)); // the writer's last batch
+  const writesAfter = await usageWrites(servers.lmgate.url);
+  const usageWriteUsPerRecord = ((writesAfter.seconds - writesBefore.seconds) / (writesAfter.records - writesBefore.records)) * 1e6;
   const firstChunk = new Map<Path, number[]>(PATHS.map((path) => [path, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const path of PATHS) {
@@ -200,7 +210,7 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
       firstChunk.get(path)!.push(figures.p50Us);
     }
   }
-  return scenarios.map((scenario, i) => ({
+  const rows = scenarios.map((scenario, i) => ({
     path: scenario.path,
     streamed: scenario.isStream,
     latency: latency[i]!,
@@ -210,9 +220,16 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
     firstChunkP50Us: scenario.isStream ? median(firstChunk.get(scenario.path)!) : null,
     firstChunkUsByRound: scenario.isStream ? firstChunk.get(scenario.path)! : [],
   }));
+  return { rows, usageWriteUsPerRecord };
 }
 
-function printUpstream(rows: UpstreamRow[]): void {
+async function usageWrites(lmgateUrl: string): Promise<{ seconds: number; records: number }> {
+  const text = await (await fetch(`${lmgateUrl}/metrics`)).text();
+  const value = (name: string): number => Number(/^(\S+) (\S+)$/m.exec(text.split('\n').find((line) => line.startsWith(`${name} `)) ?? '')?.[2]);
+  return { seconds: value('lmgate_usage_write_seconds_sum'), records: value('lmgate_usage_records_written_total') };
+}
+
+function printUpstream({ rows, usageWriteUsPerRecord }: UpstreamFigures): void {
   const find = (path: Path, streamed: boolean): UpstreamRow => rows.find((row) => row.path === path && row.streamed === streamed)!;
   console.log(`\n## Upstream model server\n\nwrk at 1 and ${CONNECTIONS} connections, ${describeRounds()}; first chunk: ${FIRST_CHUNK_REQUESTS} sequential requests per round\n`);
   console.log('| path | mode | c=1 p50 µs | added µs | first chunk p50 µs | added µs | req/s | p99 ms | proxy CPU µs/req | errors |');
@@ -251,6 +268,8 @@ function printUpstream(rows: UpstreamRow[]): void {
       console.log(`- streaming: time to first chunk ${firstOverPass.toFixed(0)} µs above the pass-through's (target ≤ +50 µs) ${verdict(firstOverPass <= 50)}`);
     }
   }
+  // Part of lmgate's CPU per request, written in batches off the request path (lmgate_usage_write_seconds).
+  console.log(`\nlmgate's usage write (record and ledger entry, in batches): ${usageWriteUsPerRecord.toFixed(1)} µs per request at saturation`);
 }
 
 function verdict(met: boolean): string {

@@ -81,7 +81,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const lastUsed = new LastUsedTracker(store);
   const credits = new MemoryCreditBook(store);
   const metrics = new Metrics();
-  const writer = new UsageWriter(store, credits, { onError: (err) => app.log.error({ err }, 'usage flush failed') });
+  const writer = new UsageWriter(store, credits, { observer: metrics, onError: (err) => app.log.error({ err }, 'usage flush failed') });
+  metrics.watchUsageQueue(() => writer.pending);
   const services: AppServices = {
     config,
     store,

@@ -9,6 +9,12 @@ export interface UsageWriterOptions {
   flushIntervalMs?: number;
   maxBatch?: number;
   onError: (err: unknown) => void;
+  observer?: UsageWriteObserver;
+}
+
+/** Told of each committed batch: how many records, and how long the store took to write them. */
+export interface UsageWriteObserver {
+  batchWritten(records: number, seconds: number): void;
 }
 
 export class UsageWriter {
@@ -65,7 +71,9 @@ export class UsageWriter {
     const batch = this.queue.splice(0, this.maxBatch);
     return this.book
       .exclusive(async () => {
+        const startedAt = performance.now();
         await this.store.recordUsage(batch);
+        this.options.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
         const chargedByAccount = new Map<string, number>();
         for (const record of batch) {
           chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + record.costMicros);

@@ -1,13 +1,17 @@
 // Prometheus metrics (prom-client), one registry per app. Per upstream deployment: attempts
-// by outcome, time to first byte, requests in flight and circuit state. The request path
+// by outcome, time to first byte, requests in flight and circuit state; for usage records,
+// the time each batch took to write, the records written and the records waiting. The request path
 // only adds to plain numbers (a prom-client observation hashes its labels each time);
 // everything becomes Prometheus samples when scraped.
-import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric, type MetricValueWithName } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric, type MetricValueWithName } from 'prom-client';
+import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { AttemptOutcome, Deployment, DeploymentObserver } from '../models/upstream/deployment.js';
 
 const DEPLOYMENT_LABELS = ['model', 'deployment', 'upstream'] as const;
 const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 const FIRST_BYTE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// A usage batch on SQLite blocks the event loop while it is written: its tail is the stall.
+const USAGE_WRITE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 /** One deployment's attempts and first-byte latencies since the start. */
 class Tally {
@@ -26,9 +30,21 @@ class Tally {
   }
 }
 
-export class Metrics implements DeploymentObserver {
+export class Metrics implements DeploymentObserver, UsageWriteObserver {
   readonly registry = new Registry();
   private readonly tallies = new Map<Deployment, Tally>();
+  private usageQueue: () => number = () => 0;
+  private readonly usageWrites = new Histogram({
+    name: 'lmgate_usage_write_seconds',
+    help: 'Time the store took to write one batch of usage records with their ledger entries.',
+    buckets: USAGE_WRITE_BUCKETS,
+    registers: [],
+  });
+  private readonly usageRecords = new Counter({
+    name: 'lmgate_usage_records_written_total',
+    help: 'Usage records in batches the store has committed.',
+    registers: [],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'lmgate_' });
@@ -48,6 +64,17 @@ export class Metrics implements DeploymentObserver {
       },
     });
     this.registry.registerMetric(firstByteHistogram(tallies));
+    this.registry.registerMetric(this.usageWrites);
+    this.registry.registerMetric(this.usageRecords);
+    const metrics = this;
+    new Gauge({
+      name: 'lmgate_usage_queue_records',
+      help: 'Settled usage records waiting for the store.',
+      registers: [this.registry],
+      collect() {
+        this.set(metrics.usageQueue());
+      },
+    });
     new Gauge({
       name: 'lmgate_upstream_in_flight',
       help: 'Requests in flight to an upstream deployment.',
@@ -89,6 +116,16 @@ export class Metrics implements DeploymentObserver {
     const tally = this.tallyOf(deployment);
     tally.attempts.set(outcome, (tally.attempts.get(outcome) ?? 0) + 1);
     if (firstByteSec !== undefined) tally.observeFirstByte(firstByteSec);
+  }
+
+  /** Where the number of usage records waiting for the store is read at scrape time. */
+  watchUsageQueue(pending: () => number): void {
+    this.usageQueue = pending;
+  }
+
+  batchWritten(records: number, seconds: number): void {
+    this.usageWrites.observe(seconds);
+    this.usageRecords.inc(records);
   }
 
   private tallyOf(deployment: Deployment): Tally {

@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text with per-deployment health, latency and error counts,
 // after real requests through the openai client; and who may read it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Metrics } from '../../src/observability/metrics.js';
 import { refusingUpstreamUrl, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
@@ -45,6 +46,12 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return undefined;
 }
 
+/** The value of a sample line without labels. */
+function unlabelled(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}
+
 describe('/metrics', () => {
   it('counts attempts by outcome, observes first-byte latency, and shows circuit state per deployment', async () => {
     const { apiKey } = await t.createAccount();
@@ -80,6 +87,22 @@ describe('/metrics', () => {
     expect(text).not.toContain(UPSTREAM_KEY);
   });
 
+  it('counts usage records written and times each batch', async () => {
+    const scrape = async (): Promise<string> => (await fetch(`${t.origin}/metrics`)).text();
+    await t.flushUsage();
+    const before = await scrape();
+    const { apiKey } = await t.createAccount();
+    const client = t.client(apiKey);
+    for (let i = 0; i < 4; i++) await client.chat.completions.create({ model: 'llama-metrics', messages: [{ role: 'user', content: `usage ${i}` }] });
+    await t.flushUsage();
+    const after = await scrape();
+    const delta = (name: string): number => unlabelled(after, name)! - unlabelled(before, name)!;
+    expect(delta('lmgate_usage_records_written_total')).toBe(4);
+    expect(delta('lmgate_usage_write_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(delta('lmgate_usage_write_seconds_sum')).toBeGreaterThan(0);
+    expect(unlabelled(after, 'lmgate_usage_queue_records')).toBe(0);
+  });
+
   it('refuses a client that is not on loopback', async () => {
     const res = await fetch(`${t.origin}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
     expect(res.status).toBe(403);
@@ -104,5 +127,16 @@ describe('/metrics with a token', () => {
     const res = await fetch(`${secured.origin}/metrics`, { headers: { authorization: 'Bearer scrape-token-0123456789' } });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('lmgate_process_cpu_seconds_total');
+  });
+});
+
+describe('usage queue gauge', () => {
+  it('reads the records waiting for the store when scraped', async () => {
+    const metrics = new Metrics();
+    let waiting = 7;
+    metrics.watchUsageQueue(() => waiting);
+    expect(unlabelled(await metrics.registry.metrics(), 'lmgate_usage_queue_records')).toBe(7);
+    waiting = 0;
+    expect(unlabelled(await metrics.registry.metrics(), 'lmgate_usage_queue_records')).toBe(0);
   });
 });
