@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { measureFirstChunk } from './first-chunk.js';
 import { cpuSeconds, hasTaskset, ROOT, startServer, type Server } from './processes.js';
 import { wrk, type WrkFigures } from './wrk.js';
@@ -225,8 +225,10 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
 }
 
 async function usageWrites(lmgateUrl: string): Promise<{ seconds: number; records: number }> {
-  // A connection of its own (`reset`): a pooled one may have been closed by the server's keep-alive timeout since the last scrape.
-  const text = await (await request(`${lmgateUrl}/metrics`, { reset: true })).body.text();
+  // A connection of its own: while wrk ran (spawnSync) this process could not see the
+  // server close a pooled one after its keep-alive timeout, and would write into it.
+  const agent = new Agent();
+  const text = await (await request(`${lmgateUrl}/metrics`, { dispatcher: agent })).body.text().finally(() => agent.close());
   const value = (name: string): number => Number(/^(\S+) (\S+)$/m.exec(text.split('\n').find((line) => line.startsWith(`${name} `)) ?? '')?.[2]);
   return { seconds: value('lmgate_usage_write_seconds_sum'), records: value('lmgate_usage_records_written_total') };
 }
