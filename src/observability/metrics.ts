@@ -1,8 +1,8 @@
 // Prometheus metrics (prom-client), one registry per app. Per upstream deployment: attempts
 // by outcome, time to first byte, requests in flight and circuit state; for usage records,
-// the time each batch took to write, the records written and the records waiting. The request path
-// only adds to plain numbers (a prom-client observation hashes its labels each time);
-// everything becomes Prometheus samples when scraped.
+// the time each batch took to write, the records written and the records waiting. The
+// request path only adds to plain numbers (a prom-client observation hashes its labels each
+// time); everything becomes Prometheus samples when scraped.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric, type MetricValueWithName } from 'prom-client';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { AttemptOutcome, Deployment, DeploymentObserver } from '../models/upstream/deployment.js';
@@ -38,12 +38,12 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
     name: 'lmgate_usage_write_seconds',
     help: 'Time the store took to write one batch of usage records with their ledger entries.',
     buckets: USAGE_WRITE_BUCKETS,
-    registers: [],
+    registers: [this.registry],
   });
   private readonly usageRecords = new Counter({
     name: 'lmgate_usage_records_written_total',
     help: 'Usage records in batches the store has committed.',
-    registers: [],
+    registers: [this.registry],
   });
 
   constructor() {
@@ -64,8 +64,6 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
       },
     });
     this.registry.registerMetric(firstByteHistogram(tallies));
-    this.registry.registerMetric(this.usageWrites);
-    this.registry.registerMetric(this.usageRecords);
     const metrics = this;
     new Gauge({
       name: 'lmgate_usage_queue_records',
