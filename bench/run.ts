@@ -229,7 +229,8 @@ async function usageWrites(lmgateUrl: string): Promise<{ seconds: number; record
   // server close a pooled one after its keep-alive timeout, and would write into it.
   const agent = new Agent();
   const text = await (await request(`${lmgateUrl}/metrics`, { dispatcher: agent })).body.text().finally(() => agent.close());
-  const value = (name: string): number => Number(/^(\S+) (\S+)$/m.exec(text.split('\n').find((line) => line.startsWith(`${name} `)) ?? '')?.[2]);
+  const lines = text.split('\n');
+  const value = (name: string): number => Number(lines.find((line) => line.startsWith(`${name} `))?.slice(name.length + 1));
   return { seconds: value('lmgate_usage_write_seconds_sum'), records: value('lmgate_usage_records_written_total') };
 }
 

@@ -114,10 +114,7 @@ export class StreamRelay {
     const renamed = this.renamer.renameText(text);
     if (renamed === undefined) return undefined;
     if (usage !== null) this.noteUsage(usage);
-    if (finishReason !== null) {
-      this.hasFinished = true;
-      this.finishReason = finishReason;
-    }
+    if (finishReason !== null) this.noteFinishReason(finishReason, 0);
     return renamed;
   }
 
@@ -158,9 +155,13 @@ export class StreamRelay {
 
   private noteFinish(choice: unknown): void {
     if (!isRecord(choice) || typeof choice.finish_reason !== 'string') return;
+    this.noteFinishReason(choice.finish_reason, typeof choice.index === 'number' ? choice.index : 0);
+  }
+
+  /** Any choice finishing ends the stream properly; the answer's reason is the first choice's. */
+  private noteFinishReason(reason: string, index: number): void {
     this.hasFinished = true;
-    const index = typeof choice.index === 'number' ? choice.index : 0;
-    if (index === 0) this.finishReason = choice.finish_reason;
+    if (index === 0) this.finishReason = reason;
   }
 
   private usage(): Usage {
