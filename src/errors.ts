@@ -91,9 +91,16 @@ export class UnsupportedMediaTypeError extends LmgateError {
   }
 }
 
+/** A bound on a body's structure that it went past (http/json-bounds.ts). */
+export interface StructureBound {
+  kind: 'json_values' | 'json_depth';
+  limit: number;
+}
+
+/** The body is over the byte limit, or, when `bound` is set, over a bound on its structure. */
 export class PayloadTooLargeError extends LmgateError {
-  constructor() {
-    super(413, 'body over the configured limit');
+  constructor(readonly bound?: StructureBound) {
+    super(413, bound ? `body over the ${bound.kind} limit of ${bound.limit}` : 'body over the configured limit');
   }
 }
 

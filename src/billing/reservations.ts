@@ -9,6 +9,7 @@
 // Reads of `stored` and the writer's flushes run one at a time (`exclusive`), so a read
 // can never overtake a flush and count a charge twice or not at all.
 import { InsufficientCreditsError } from '../errors.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { Store } from '../store/store.js';
 
 export interface Reservation {
@@ -24,8 +25,13 @@ export interface BalanceSnapshot {
 }
 
 export interface CreditBook {
+  /**
+   * Throws InsufficientCreditsError when nothing is available, before a request does any
+   * costly work (counting a long prompt). Synchronous once the account is loaded.
+   */
+  requireCredit(accountId: string): MaybePromise<void>;
   /** Reserves `amountMicros` or throws InsufficientCreditsError. Synchronous once the account is loaded. */
-  reserve(accountId: string, amountMicros: number): Reservation | Promise<Reservation>;
+  reserve(accountId: string, amountMicros: number): MaybePromise<Reservation>;
   /** Releases the reservation and charges `costMicros` (capped at the reservation). Idempotent. */
   settle(reservation: Reservation, costMicros: number): void;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
@@ -44,10 +50,12 @@ export class MemoryCreditBook implements CreditBook {
 
   constructor(private readonly store: Store) {}
 
-  reserve(accountId: string, amountMicros: number): Reservation | Promise<Reservation> {
-    const credit = this.accounts.get(accountId);
-    if (credit) return reserveFrom(credit, accountId, amountMicros);
-    return this.load(accountId).then((loaded) => reserveFrom(loaded, accountId, amountMicros));
+  requireCredit(accountId: string): MaybePromise<void> {
+    return andThen(this.loaded(accountId), (credit) => assertAvailable(credit, 0));
+  }
+
+  reserve(accountId: string, amountMicros: number): MaybePromise<Reservation> {
+    return andThen(this.loaded(accountId), (credit) => reserveFrom(credit, accountId, amountMicros));
   }
 
   settle(reservation: Reservation, costMicros: number): void {
@@ -90,6 +98,10 @@ export class MemoryCreditBook implements CreditBook {
     return run;
   }
 
+  private loaded(accountId: string): MaybePromise<AccountCredit> {
+    return this.accounts.get(accountId) ?? this.load(accountId);
+  }
+
   private load(accountId: string): Promise<AccountCredit> {
     let pending = this.loading.get(accountId);
     if (!pending) {
@@ -107,9 +119,13 @@ export class MemoryCreditBook implements CreditBook {
 }
 
 function reserveFrom(credit: AccountCredit, accountId: string, amountMicros: number): Reservation {
+  assertAvailable(credit, amountMicros);
+  credit.reservedMicros += amountMicros;
+  return { accountId, amountMicros, settled: false };
+}
+
+function assertAvailable(credit: AccountCredit, amountMicros: number): void {
   const available = credit.storedMicros - credit.unflushedMicros - credit.reservedMicros;
   // Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
   if (available <= 0 || available < amountMicros) throw new InsufficientCreditsError(amountMicros, Math.max(0, available));
-  credit.reservedMicros += amountMicros;
-  return { accountId, amountMicros, settled: false };
 }

@@ -1,5 +1,6 @@
 // Token budget of a chat request: what the prompt costs and how much output it may ask for.
 import { ValidationError } from '../errors.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { countPromptTokens } from '../models/tokens.js';
 import { requestedMaxTokens, type ChatRequest } from './chat-request.js';
@@ -10,11 +11,18 @@ export interface TokenPlan {
   maxOutputTokens: number;
 }
 
-export function planTokens(request: ChatRequest, model: ModelEntry): TokenPlan {
-  const promptTokens = countPromptTokens(request.messages);
+/** Synchronous for a short prompt; a long one is counted in slices (see countPromptTokens). */
+export function planTokens(request: ChatRequest, model: ModelEntry): MaybePromise<TokenPlan> {
+  // Counting stops once the prompt cannot fit: a 4 MB prompt for a 128k context is refused
+  // after about 128k tokens of work, not after all of it.
+  return andThen(countPromptTokens(request.messages, model.contextTokens), (promptTokens) => planFor(request, model, promptTokens));
+}
+
+function planFor(request: ChatRequest, model: ModelEntry, promptTokens: number): TokenPlan {
   if (promptTokens >= model.contextTokens) {
+    const used = promptTokens > model.contextTokens ? `more than ${model.contextTokens}` : `${promptTokens}`;
     throw new ValidationError({
-      messages: [`The messages use ${promptTokens} tokens; the model's context length is ${model.contextTokens}.`],
+      messages: [`The messages use ${used} tokens; the model's context length is ${model.contextTokens}.`],
     });
   }
   const requested = requestedMaxTokens(request);

@@ -6,10 +6,19 @@ import type { ChatMessage, ChatRequest } from './chat-request.js';
 
 /**
  * Collections up to this size get one error per bad item. Longer ones are still checked
- * in full, but get a single error: with `allErrors`, Ajv would otherwise build an error
- * object for every bad item of a 100,000-item array, which takes longer than the request.
+ * in full up to their documented cap, but get a single error: with `allErrors`, Ajv would
+ * otherwise build an error object for every bad item of a 100,000-item array, which takes
+ * longer than the request. Past the cap, the cap is the only error.
  */
 const ITEMIZED_LIMIT = 256;
+
+/** Messages in one request: far beyond any conversation that fits a context. */
+export const MAX_MESSAGES = 10_000;
+/** OpenAI's caps on tool calls in one assistant message and on logit_bias entries. */
+const MAX_TOOL_CALLS = 128;
+const MAX_LOGIT_BIAS_ENTRIES = 300;
+/** Model names are looked up, logged and echoed: no catalogue needs longer ones. */
+const MAX_MODEL_NAME_CHARS = 256;
 
 /** Schema annotation: the message for a union, a pattern or a quiet check that fails. */
 export const MESSAGE = 'x-message';
@@ -56,8 +65,17 @@ function listOf<T extends TSchema>(item: T, { noun, minItems, maxItems }: ListOp
     ...bounds,
     if: { maxItems: ITEMIZED_LIMIT },
     then: { items: item },
-    else: quietly({ items: item }, `contains an invalid ${noun}`),
+    else: beyondItemized({ items: item }, `contains an invalid ${noun}`, maxItems === undefined ? undefined : { maxItems }),
   });
+}
+
+/**
+ * The check of a collection longer than ITEMIZED_LIMIT: quiet, and skipped altogether past
+ * the documented cap, which then is the one error (and no item is looked at).
+ */
+function beyondItemized(entries: object, message: string, cap: object | undefined): object {
+  const check = quietly(entries, message);
+  return cap === undefined ? check : { if: cap, then: check };
 }
 
 interface MapOptions {
@@ -77,7 +95,7 @@ function mapOf<T extends TSchema>(value: T, { keys, keyRule, maxProperties }: Ma
     ...(maxProperties === undefined ? {} : { maxProperties }),
     if: { maxProperties: ITEMIZED_LIMIT },
     then: entries,
-    else: quietly(entries, `contains an invalid entry (${keyRule})`),
+    else: beyondItemized(entries, `contains an invalid entry (${keyRule})`, maxProperties === undefined ? undefined : { maxProperties }),
   });
 }
 
@@ -137,9 +155,20 @@ const ToolCall = Type.Object({
 
 const authorName = Type.Optional(Type.String());
 
-export const SystemMessage = Type.Object({ role: Type.Literal('system'), content: TextContent, name: authorName });
-export const DeveloperMessage = Type.Object({ role: Type.Literal('developer'), content: TextContent, name: authorName });
-export const UserMessage = Type.Object({ role: Type.Literal('user'), content: UserContent, name: authorName });
+/**
+ * A field of another role's message. Extra fields pass through to upstreams, but these
+ * would be read as what they say (tool calls are counted and billed), so a message that
+ * carries one its role cannot have is refused.
+ */
+function onlyOn(roles: string) {
+  return Type.Optional(Type.Unsafe<never>({ not: {}, [MESSAGE]: `is only allowed on ${roles} messages` }));
+}
+const ASSISTANT_ONLY = { tool_calls: onlyOn('assistant'), function_call: onlyOn('assistant') };
+const TOOL_ONLY = { tool_call_id: onlyOn('tool') };
+
+export const SystemMessage = Type.Object({ role: Type.Literal('system'), content: TextContent, name: authorName, ...ASSISTANT_ONLY, ...TOOL_ONLY });
+export const DeveloperMessage = Type.Object({ role: Type.Literal('developer'), content: TextContent, name: authorName, ...ASSISTANT_ONLY, ...TOOL_ONLY });
+export const UserMessage = Type.Object({ role: Type.Literal('user'), content: UserContent, name: authorName, ...ASSISTANT_ONLY, ...TOOL_ONLY });
 // content may be absent when the message carries tool_calls or function_call; that
 // cross-field rule is checked in checkAssistantContent.
 export const AssistantMessage = Type.Object({
@@ -148,11 +177,18 @@ export const AssistantMessage = Type.Object({
   name: authorName,
   refusal: Type.Optional(nullable(Type.String())),
   audio: Type.Optional(nullable(Type.Object({ id: Type.String() }))),
-  tool_calls: Type.Optional(listOf(ToolCall, { noun: 'tool call', minItems: 1 })),
+  tool_calls: Type.Optional(listOf(ToolCall, { noun: 'tool call', minItems: 1, maxItems: MAX_TOOL_CALLS })),
   function_call: Type.Optional(nullable(Type.Object({ name: Type.String(), arguments: Type.String() }))),
+  ...TOOL_ONLY,
 });
-export const ToolMessage = Type.Object({ role: Type.Literal('tool'), content: TextContent, tool_call_id: Type.String() });
-export const FunctionMessage = Type.Object({ role: Type.Literal('function'), content: nullable(Type.String()), name: Type.String() });
+export const ToolMessage = Type.Object({ role: Type.Literal('tool'), content: TextContent, tool_call_id: Type.String(), ...ASSISTANT_ONLY });
+export const FunctionMessage = Type.Object({
+  role: Type.Literal('function'),
+  content: nullable(Type.String()),
+  name: Type.String(),
+  ...ASSISTANT_ONLY,
+  ...TOOL_ONLY,
+});
 
 const FunctionDefinition = Type.Object({
   name: Identifier,
@@ -182,9 +218,9 @@ const TokenCount = Type.Optional(nullable(Type.Integer({ minimum: 1 })));
 const Flag = Type.Optional(nullable(Type.Boolean()));
 
 export const ChatRequestSchema = Type.Object({
-  model: Type.String({ minLength: 1 }),
+  model: Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME_CHARS }),
   // Each message is checked by its role's schema in checkMessages, not here.
-  messages: Type.Unsafe<ChatMessage[]>({ type: 'array', minItems: 1 }),
+  messages: Type.Unsafe<ChatMessage[]>({ type: 'array', minItems: 1, maxItems: MAX_MESSAGES }),
   audio: Type.Optional(
     nullable(
       Type.Object({
@@ -212,6 +248,7 @@ export const ChatRequestSchema = Type.Object({
       mapOf(Type.Number({ minimum: -100, maximum: 100 }), {
         keys: { pattern: '^[0-9]+$' },
         keyRule: 'keys must be token ids (strings of digits)',
+        maxProperties: MAX_LOGIT_BIAS_ENTRIES,
       }),
     ),
   ),

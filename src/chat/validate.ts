@@ -18,6 +18,7 @@ import {
   ChatRequestSchema,
   DeveloperMessage,
   FunctionMessage,
+  MAX_MESSAGES,
   MESSAGE,
   SystemMessage,
   ToolMessage,
@@ -72,7 +73,8 @@ export function validateChatRequest(body: unknown): ChatRequest {
   const errors = new FieldErrors();
   if (!checkRequest(body)) reportSchemaErrors(checkRequest.errors ?? [], '', errors);
   checkParameterPairs(body, errors);
-  if (Array.isArray(body.messages)) checkMessages(body.messages, errors);
+  // Past the cap, the cap is the one error: no message is looked at.
+  if (Array.isArray(body.messages) && body.messages.length <= MAX_MESSAGES) checkMessages(body.messages, errors);
 
   if (errors.size > 0) throw new ValidationError(errors.toRecord());
   // The top-level schema passed, and so did each message against its role's schema.

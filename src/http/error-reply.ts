@@ -80,9 +80,7 @@ export function renderError(err: unknown, requestId: string): ErrorReply {
   if (known instanceof UnsupportedMediaTypeError) {
     return unified(415, 'Content-Type must be application/json.', requestId);
   }
-  if (known instanceof PayloadTooLargeError) {
-    return unified(413, 'The request body is too large.', requestId);
-  }
+  if (known instanceof PayloadTooLargeError) return unified(413, tooLargeMessage(known), requestId);
   if (known instanceof UpstreamRejectedError) return unified(known.status, known.upstreamMessage, requestId);
   if (known instanceof BadUpstreamError) return unified(502, 'The model backend returned an invalid response.', requestId);
   if (known instanceof NoBackendAvailableError) {
@@ -90,6 +88,12 @@ export function renderError(err: unknown, requestId: string): ErrorReply {
   }
   if (known instanceof UpstreamTimeoutError) return unified(504, 'The model backend did not answer in time.', requestId);
   return unified(known.status, SPEC_MESSAGES[500], requestId);
+}
+
+function tooLargeMessage({ bound }: PayloadTooLargeError): string {
+  if (bound?.kind === 'json_values') return `The request body holds more than ${bound.limit} JSON objects, arrays and strings.`;
+  if (bound?.kind === 'json_depth') return `The request body nests JSON more than ${bound.limit} levels deep.`;
+  return 'The request body is too large.';
 }
 
 /** The same error as a final SSE event, for failures after a stream has started. */

@@ -12,6 +12,7 @@ import {
   textOfContent,
   type ChatRequest,
 } from '../chat/chat-request.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import {
   ClientGoneError,
   type BackendCall,
@@ -22,7 +23,7 @@ import {
   type Usage,
 } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
-import { splitIntoTokens } from './tokens.js';
+import { splitIntoTokens, splitIntoTokensBySegment } from './tokens.js';
 
 export interface DemoBackendOptions {
   kind: 'echo' | 'lorem';
@@ -45,7 +46,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
   const tokensPerSec = options.kind === 'lorem' ? (options.tokensPerSec ?? DEFAULT_TOKENS_PER_SEC) : 0;
   const intervalMs = tokensPerSec > 0 ? 1000 / tokensPerSec : 0;
   const defaultTokens = options.defaultTokens ?? DEFAULT_LOREM_TOKENS;
-  const echoPieces = createEchoPiecesCache();
+  const echoTokens = createEchoTokensCache();
 
   function startChoices(call: BackendCall): ChoiceRun[] {
     const request = call.request;
@@ -53,9 +54,9 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     const stops = stopSequences(request);
     const runs: ChoiceRun[] = [];
     if (options.kind === 'echo') {
-      const pieces = echoPieces(lastUserText(request));
+      const tokens = echoTokens(lastUserText(request));
       for (let index = 0; index < choiceCount; index++) {
-        runs.push(new ChoiceRun(index, new EchoSource(pieces), stops, call.maxOutputTokens));
+        runs.push(new ChoiceRun(index, new EchoSource(tokens), stops, call.maxOutputTokens));
       }
     } else {
       // The answer is defaultTokens long; a lower max tokens cuts it (finish_reason "length").
@@ -71,23 +72,20 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
 
   function complete(call: BackendCall): CompletionResult | Promise<CompletionResult> {
     const runs = startChoices(call);
-    const contents = runs.map((run) => {
-      let content = '';
-      while (run.finishReason === null) content += run.step();
-      return content;
-    });
-    const result = (): CompletionResult => {
-      const usage = usageOf(call, runs);
-      return { body: completionJson(call.modelId, runs, contents, usage), usage, finishReason: runs[0]?.finishReason ?? null };
-    };
-    if (intervalMs === 0) return result();
-    // A real model takes as long to answer whole as it would to stream the answer.
-    let longestTokens = 0;
-    for (const run of runs) longestTokens = Math.max(longestTokens, run.tokens);
-    if (call.client.aborted) throw new ClientGoneError();
-    return sleepMs(longestTokens * intervalMs, call.client).then(() => {
+    return andThen(writeAnswers(runs, call), (contents) => {
+      const result = (): CompletionResult => {
+        const usage = usageOf(call, runs);
+        return { body: completionJson(call.modelId, runs, contents, usage), usage, finishReason: runs[0]?.finishReason ?? null };
+      };
+      if (intervalMs === 0) return result();
+      // A real model takes as long to answer whole as it would to stream the answer.
+      let longestTokens = 0;
+      for (const run of runs) longestTokens = Math.max(longestTokens, run.tokens);
       if (call.client.aborted) throw new ClientGoneError();
-      return result();
+      return sleepMs(longestTokens * intervalMs, call.client).then(() => {
+        if (call.client.aborted) throw new ClientGoneError();
+        return result();
+      });
     });
   }
 
@@ -148,6 +146,44 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
   }
 
   return { complete, stream };
+}
+
+/**
+ * Every choice's whole answer. A short one is written at once; a long one (128 choices of
+ * a long echo) in slices of YIELD_EVERY_TOKENS tokens that hand the event loop back in
+ * between, as a stream does. The client is looked at only then.
+ */
+function writeAnswers(runs: readonly ChoiceRun[], call: BackendCall): MaybePromise<string[]> {
+  const contents = runs.map(() => '');
+  let budget = 0;
+  const writeSlice = (): boolean => {
+    budget = YIELD_EVERY_TOKENS;
+    for (let i = 0; i < runs.length; i++) {
+      const run = runs[i]!;
+      // Joined once per slice: a string grown token by token is a deep rope, costly to
+      // flatten and to collect when the answer is long.
+      const pieces: string[] = [];
+      let isDone = true;
+      while (run.finishReason === null) {
+        if (budget-- === 0) {
+          isDone = false;
+          break;
+        }
+        pieces.push(run.step());
+      }
+      contents[i] += pieces.join('');
+      if (!isDone) return false;
+    }
+    return true;
+  };
+  if (writeSlice()) return contents;
+  return (async () => {
+    do {
+      await yieldToEventLoop();
+      if (call.client.aborted) throw new ClientGoneError();
+    } while (!writeSlice());
+    return contents;
+  })();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -250,12 +286,39 @@ function endsWithStartOf(text: string, stop: string, length: number): boolean {
 
 class EchoSource implements TokenSource {
   private at = 0;
-  constructor(private readonly pieces: readonly string[]) {}
+  constructor(private readonly tokens: EchoTokens) {}
   hasNext(): boolean {
-    return this.at < this.pieces.length;
+    return this.tokens.has(this.at);
   }
   next(): string {
-    return this.pieces[this.at++] as string;
+    return this.tokens.get(this.at++);
+  }
+}
+
+/**
+ * The last user message's tokens, split only as far as a choice has read: the answer
+ * stops at the output ceiling, so a long prompt is never tokenized whole for it.
+ */
+class EchoTokens {
+  private readonly pieces: string[] = [];
+  private readonly segments: Iterator<string[], void>;
+
+  constructor(text: string) {
+    this.segments = splitIntoTokensBySegment(text);
+  }
+
+  has(index: number): boolean {
+    while (index >= this.pieces.length) {
+      const next = this.segments.next();
+      if (next.done === true) return false;
+      for (const piece of next.value) this.pieces.push(piece);
+    }
+    return true;
+  }
+
+  /** Only after has(index) was true. */
+  get(index: number): string {
+    return this.pieces[index] as string;
   }
 }
 
@@ -273,18 +336,18 @@ function lastUserText(request: ChatRequest): string {
 const ECHO_CACHE_MAX_ENTRIES = 64;
 const ECHO_CACHE_MAX_CHARS = 4096;
 
-function createEchoPiecesCache(): (text: string) => readonly string[] {
-  const cache = new Map<string, readonly string[]>();
+function createEchoTokensCache(): (text: string) => EchoTokens {
+  const cache = new Map<string, EchoTokens>();
   return (text) => {
     const cached = cache.get(text);
     if (cached) return cached;
-    const pieces = splitIntoTokens(text);
+    const tokens = new EchoTokens(text);
     if (text.length <= ECHO_CACHE_MAX_CHARS) {
       // Oldest first in a Map's order: a plain FIFO is enough for a benchmark's few prompts.
       if (cache.size >= ECHO_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-      cache.set(text, pieces);
+      cache.set(text, tokens);
     }
-    return pieces;
+    return tokens;
   };
 }
 

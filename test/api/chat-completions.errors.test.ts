@@ -88,14 +88,29 @@ describe('bodies', () => {
     await expectUnified(res, 413, 'The request body is too large.');
   });
 
-  it('a deeply nested extra field is carried without recursion and the server stays up', async () => {
-    const depth = 200_000;
-    const nested = '['.repeat(depth) + ']'.repeat(depth);
-    const res = await request('/v1/chat/completions', { body: `{"model":"demo-echo","messages":[{"role":"user","content":"x","extra":${nested}}]}` });
-    expect(res.status).toBe(200);
-    expect((await jsonOf(res)).choices[0].message.content).toBe('x');
-    const ok = await request('/v1/chat/completions', { body: JSON.stringify({ model: 'demo-echo', messages: [{ role: 'user', content: 'still up' }] }) });
-    expect(ok.status).toBe(200);
+  it('an extra field nested 64 deep is carried; deeper is 413 before the body is parsed', async () => {
+    const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+    // The body itself and messages, message and its extra field take 4 levels.
+    const body = (depth: number): string => `{"model":"demo-echo","messages":[{"role":"user","content":"x","extra":${nested(depth)}}]}`;
+    const carried = await request('/v1/chat/completions', { body: body(64 - 3) });
+    expect(carried.status).toBe(200);
+    expect((await jsonOf(carried)).choices[0].message.content).toBe('x');
+    await expectUnified(await request('/v1/chat/completions', { body: body(64 - 2) }), 413, 'The request body nests JSON more than 64 levels deep.');
+    await expectUnified(await request('/v1/chat/completions', { body: body(200_000) }), 413, 'The request body nests JSON more than 64 levels deep.');
+  });
+
+  it('a body of more than 100,000 objects, arrays and strings is 413 before it is parsed', async () => {
+    const values = (count: number): string => `[${new Array<string>(count).fill('{}').join(',')}]`;
+    // Besides the extra array's items: the body, 6 strings of model, role and content, the
+    // messages array and its message, the key "extra" and its array: 12 values.
+    const body = (count: number): string => `{"model":"demo-echo","messages":[{"role":"user","content":"x"}],"extra":${values(count)}}`;
+    const atLimit = await request('/v1/chat/completions', { body: body(100_000 - 12) });
+    expect(atLimit.status).toBe(200);
+    await expectUnified(
+      await request('/v1/chat/completions', { body: body(100_000 - 11) }),
+      413,
+      'The request body holds more than 100000 JSON objects, arrays and strings.',
+    );
   });
 
   it('prototype-pollution keys are refused or ignored, never applied', async () => {

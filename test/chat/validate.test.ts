@@ -224,6 +224,47 @@ describe('messages', () => {
     },
   );
 
+  describe('fields of another role', () => {
+    // Read as what they say (tool calls are counted and billed), so never let through on a
+    // message that cannot carry them.
+    const call = { id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } };
+    it.each([
+      ['system', 'tool_calls', [call]],
+      ['developer', 'tool_calls', [call]],
+      ['user', 'tool_calls', [call]],
+      ['user', 'tool_calls', [null]],
+      ['user', 'tool_calls', 'x'],
+      ['tool', 'tool_calls', [call]],
+      ['function', 'tool_calls', null],
+      ['user', 'function_call', { name: 'f', arguments: '{}' }],
+      ['tool', 'function_call', null],
+    ])('%s with %s = %j is refused', (role, field, value) => {
+      const message = { role, content: 'x', tool_call_id: role === 'tool' ? 'c1' : undefined, name: role === 'function' ? 'f' : undefined, [field]: value };
+      expect(fieldErrors(withMessages(message))).toEqual({ [`messages.0.${field}`]: ['is only allowed on assistant messages'] });
+    });
+
+    it.each(['system', 'developer', 'user', 'assistant'])('%s with tool_call_id is refused', (role) => {
+      expect(fieldErrors(withMessages({ role, content: 'x', tool_call_id: 'c1' }))).toEqual({
+        'messages.0.tool_call_id': ['is only allowed on tool messages'],
+      });
+    });
+
+    it('an assistant message with null in its tool calls gets an error for that item', () => {
+      expect(fieldErrors(withMessages({ role: 'assistant', tool_calls: [null] }))).toEqual({
+        'messages.0.tool_calls.0': ['must be an object'],
+      });
+    });
+
+    it('an assistant message may carry at most 128 tool calls', () => {
+      const call = { id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } };
+      const body = withMessages({ role: 'assistant', tool_calls: new Array(128).fill(call) });
+      expect(validateChatRequest(body)).toBe(body);
+      expect(fieldErrors(withMessages({ role: 'assistant', tool_calls: new Array(129).fill(call) }))).toEqual({
+        'messages.0.tool_calls': ['must have at most 128 items'],
+      });
+    });
+  });
+
   describe('system, developer and user', () => {
     it.each(['system', 'developer', 'user'])('%s needs content', (role) => {
       expect(fieldErrors(withMessages({ role }))).toEqual({ 'messages.0.content': ['The content field is required.'] });
@@ -806,7 +847,7 @@ describe('hostile input', () => {
       stop: ['must have at most 4 items'],
       tools: ['must have at most 128 items'],
       'messages.0.content': ['contains an invalid content part'],
-      'messages.1.tool_calls': ['contains an invalid tool call'],
+      'messages.1.tool_calls': ['must have at most 128 items'],
     });
     expect(ms).toBeLessThan(QUICK_MS);
   });
@@ -825,20 +866,32 @@ describe('hostile input', () => {
     });
   });
 
-  it('handles a logit_bias with 100,000 bad keys with one error', () => {
+  it('handles a logit_bias with 100,000 bad keys with one error: the cap, no key looked at', () => {
     const logitBias = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`token${i}`, 1]));
     const { result, ms } = timed(() => fieldErrors(withParams({ logit_bias: logitBias })));
-    expect(result).toEqual({
-      logit_bias: ['contains an invalid entry (keys must be token ids (strings of digits))'],
-    });
+    expect(result).toEqual({ logit_bias: ['must have at most 300 entries'] });
     expect(ms).toBeLessThan(QUICK_MS);
   });
 
-  it('stops at 50 fields on a huge array of bad messages', () => {
-    const messages = new Array<unknown>(1_000_000).fill({ role: 'user', content: [0, 0, 0] });
+  it('reports bad keys of a logit_bias within the cap as one error', () => {
+    const logitBias = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`token${i}`, 1]));
+    expect(fieldErrors(withParams({ logit_bias: logitBias }))).toEqual({
+      logit_bias: ['contains an invalid entry (keys must be token ids (strings of digits))'],
+    });
+  });
+
+  it('stops at 50 fields on a long array of bad messages', () => {
+    const messages = new Array<unknown>(10_000).fill({ role: 'user', content: [0, 0, 0] });
     const { result, ms } = timed(() => fieldErrors(withParams({ messages })));
     expect(Object.keys(result)).toHaveLength(50);
     expect(result['messages.0.content.0']).toEqual(['must be an object']);
+    expect(ms).toBeLessThan(QUICK_MS);
+  });
+
+  it('refuses more than 10,000 messages with one error, looking at none of them', () => {
+    const messages = new Array<unknown>(1_000_000).fill({ role: 'user', content: [0, 0, 0] });
+    const { result, ms } = timed(() => fieldErrors(withParams({ messages })));
+    expect(result).toEqual({ messages: ['must have at most 10000 items'] });
     expect(ms).toBeLessThan(QUICK_MS);
   });
 

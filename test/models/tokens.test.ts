@@ -104,3 +104,34 @@ describe('splitIntoTokens', () => {
     expect(splitIntoTokens('')).toEqual([]);
   });
 });
+
+describe('long prompts', () => {
+  const user = (content: string): ChatMessage[] => [{ role: 'user', content }];
+
+  it('counts a short prompt at once and a long one in slices, to the same total', async () => {
+    const sentence = 'The quick brown fox jumps over the lazy dog. ';
+    expect(typeof countPromptTokens(user(sentence))).toBe('number');
+    const long = sentence.repeat(2000);
+    const counted = countPromptTokens(user(long));
+    expect(counted).toBeInstanceOf(Promise);
+    expect(await counted).toBe(3 + 1 + countTextTokens(long) + 3);
+    expect(countTextTokens(long)).toBe(encode(long).length);
+  });
+
+  it('stops counting once the count passes the limit', async () => {
+    const long = 'lorem ipsum dolor sit amet '.repeat(50_000);
+    const full = await countPromptTokens(user(long));
+    const stopped = await countPromptTokens(user(long), 1000);
+    expect(stopped).toBeGreaterThan(1000);
+    expect(stopped).toBeLessThan(full / 10);
+  });
+
+  it('counts a run with no split point in pieces, as many tokens as its split text', () => {
+    const run = 'x'.repeat(100_000);
+    expect(countTextTokens(run)).toBe(splitIntoTokens(run).length);
+    expect(splitIntoTokens(run).join('')).toBe(run);
+    // About 8 characters a token, as the tokenizer merges runs of x.
+    expect(countTextTokens(run)).toBeGreaterThan(100_000 / 16);
+    expect(countTextTokens(run)).toBeLessThan(100_000 / 4);
+  });
+});

@@ -3,6 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from '../../app.js';
 import type { Principal } from '../../auth/authenticate.js';
 import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
+import { andThen } from '../../maybe-promise.js';
+import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { chatCompletionsRoute } from './chat-completions.js';
 import { modelRoutes } from './models.js';
@@ -33,6 +35,11 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     api.removeContentTypeParser('application/json');
     api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = body.toString(); // a string already: parseAs
+      try {
+        assertJsonBounds(text);
+      } catch (err) {
+        return done(err as Error, undefined);
+      }
       request.rawJson = text;
       parseJson(request, text, done);
     });
@@ -80,8 +87,7 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
 
 /** Steps 1–2: the key's account, allowed to use the API under its tier. */
 export function authenticateForApi(services: AppServices, authorization: string | undefined): ApiPrincipal | Promise<ApiPrincipal> {
-  const principal = services.authenticator.authenticate(authorization);
-  return principal instanceof Promise ? principal.then((loaded) => withTier(services, loaded)) : withTier(services, principal);
+  return andThen(services.authenticator.authenticate(authorization), (principal) => withTier(services, principal));
 }
 
 function withTier(services: AppServices, { key, account }: Principal): ApiPrincipal {

@@ -9,7 +9,9 @@ import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import { UnsupportedMediaTypeError } from '../../errors.js';
+import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import type { BackendCall, ChatBackend, ClientLink, CompletionResult } from '../../models/backend.js';
+import type { ModelEntry } from '../../models/catalog.js';
 import { isExpectedError, renderError, renderStreamError } from '../error-reply.js';
 import { EventStream } from '../sse.js';
 
@@ -24,9 +26,6 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
   api.post('/chat/completions', (request, reply) => {
     const { key, account, tier } = request.principal!;
     const releaseSlot = services.limits.acquireSlot(account.id, tier);
-    let reservation: Reservation | Promise<Reservation>;
-    let call: BackendCall;
-    let model;
     let promptTokensTaken = 0;
     // A request refused before it reaches a model gives back what it took.
     const refuse = (err: unknown): never => {
@@ -34,30 +33,47 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       releaseSlot();
       throw err;
     };
+    let admitted: MaybePromise<Admitted>;
     try {
       requireJsonBody(request);
       const chat = validateChatRequest(request.body);
-      model = services.catalog.resolve(chat.model);
+      const model = services.catalog.resolve(chat.model);
       assertTierAllowsModel(tier, model.id);
-      const plan = planTokens(chat, model);
-      services.limits.takeTokens(account.id, tier, plan.promptTokens);
-      promptTokensTaken = plan.promptTokens;
-      reservation = services.credits.reserve(account.id, worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens));
-      call = backendCall(chat, request.rawJson, model.id, plan, reply);
+      // Counting a long prompt is the costliest step before the model: an account with
+      // nothing left is refused before it.
+      admitted = andThen(services.credits.requireCredit(account.id), () =>
+        andThen(planTokens(chat, model), (plan) => {
+          services.limits.takeTokens(account.id, tier, plan.promptTokens);
+          promptTokensTaken = plan.promptTokens;
+          const worstCase = worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens);
+          return andThen(services.credits.reserve(account.id, worstCase), (reservation): Admitted => ({
+            model,
+            reservation,
+            call: backendCall(chat, request.rawJson, model.id, plan, reply),
+          }));
+        }),
+      );
     } catch (err) {
       return refuse(err);
     }
 
-    const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
-    const begin = (held: Reservation): string | Promise<string | FastifyReply> => {
-      const metered = new MeteredRequest(services, identity, held, releaseSlot);
+    const begin = ({ model, reservation, call }: Admitted): string | Promise<string | FastifyReply> => {
+      const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
+      const metered = new MeteredRequest(services, identity, reservation, releaseSlot);
       if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered);
       reply.type('application/json; charset=utf-8');
       return completeNow(model.backend, call, metered);
     };
-    if (reservation instanceof Promise) return reservation.then(begin, refuse);
-    return begin(reservation);
+    if (admitted instanceof Promise) return admitted.then(begin, refuse);
+    return begin(admitted);
   });
+}
+
+/** A request past every check, with its credits reserved, ready for its backend. */
+interface Admitted {
+  model: ModelEntry;
+  reservation: Reservation;
+  call: BackendCall;
 }
 
 function backendCall(

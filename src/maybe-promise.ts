@@ -1,0 +1,10 @@
+// The request path stays synchronous while everything it needs is in memory (a cached
+// key, a loaded balance, a short prompt): an await there costs more than the step itself.
+// Steps that are only sometimes asynchronous return a MaybePromise, chained with andThen.
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** `next(value)`, at once when `value` is not a promise. A synchronous throw stays synchronous. */
+export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
