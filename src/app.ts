@@ -8,6 +8,7 @@ import { LastUsedTracker } from './auth/last-used.js';
 import { ChangeFeed } from './cluster/change-feed.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import type { Config } from './config/schema.js';
+import { clientErrorHandler, frameworkErrors, refuseConnect, refuseRepeatedSingletons, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { apiRoutes } from './http/routes/api.js';
@@ -75,6 +76,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     genReqId: generateRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler,
+    frameworkErrors,
   } as FastifyServerOptions);
 
   const keyCache = new KeyCache();
@@ -99,6 +103,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     reply.header('x-request-id', request.id);
     done();
   });
+  app.addHook('onRequest', refuseRepeatedSingletons);
+  app.server.on('connect', refuseConnect);
   installErrorHandling(app);
 
   const apiPlugin = apiRoutes(services);

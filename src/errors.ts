@@ -85,6 +85,42 @@ export class MalformedJsonError extends LmgateError {
   }
 }
 
+/**
+ * The request is not usable HTTP: refused by Node's parser (framing, header syntax), by
+ * the router (bad URL encoding), or because a field that may appear once appears twice.
+ */
+export type MalformedRequestReason =
+  | { kind: 'http' }
+  | { kind: 'url' }
+  | { kind: 'duplicate_header'; header: string };
+
+export class MalformedRequestError extends LmgateError {
+  constructor(readonly reason: MalformedRequestReason) {
+    super(400, `malformed request: ${reason.kind === 'duplicate_header' ? `repeated ${reason.header}` : reason.kind}`);
+  }
+}
+
+/** The request was not received in full within the server's timeouts. */
+export class RequestTimeoutError extends LmgateError {
+  constructor() {
+    super(408, 'request not received in time');
+  }
+}
+
+/** The request line (URL), or a path parameter in it, is over its bound. */
+export class UriTooLongError extends LmgateError {
+  constructor() {
+    super(414, 'request URL too long');
+  }
+}
+
+/** The header section is over Node's header size limit. */
+export class HeadersTooLargeError extends LmgateError {
+  constructor() {
+    super(431, 'request headers too large');
+  }
+}
+
 export class UnsupportedMediaTypeError extends LmgateError {
   constructor(readonly contentType: string | undefined) {
     super(415, `unsupported content type ${contentType ?? '(none)'}`);

@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, RouteNotFoundError } from '../errors.js';
 import { isExpectedError, renderError, type ErrorReply } from './error-reply.js';
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/** The methods lmgate serves on some path. */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export function installErrorHandling(app: FastifyInstance): void {
   // A shadow router holding every path with its methods, only consulted on a miss.
@@ -24,7 +25,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allow = METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null);
+    const allow = HTTP_METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null);
     const err = allow.length > 0 ? new MethodNotAllowedError(allow) : new RouteNotFoundError(path);
     send(reply, renderError(err, request.id));
   });

@@ -6,16 +6,20 @@ import {
   InsufficientCreditsError,
   InvalidApiKeyError,
   KeyRevokedError,
+  HeadersTooLargeError,
   LmgateError,
   MalformedJsonError,
+  MalformedRequestError,
   MethodNotAllowedError,
   ModelNotFoundError,
   NoBackendAvailableError,
   PayloadTooLargeError,
   RateLimitedError,
+  RequestTimeoutError,
   RouteNotFoundError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
+  UriTooLongError,
   UpstreamRejectedError,
   UpstreamTimeoutError,
   ValidationError,
@@ -81,6 +85,10 @@ export function renderError(err: unknown, requestId: string): ErrorReply {
     return unified(415, 'Content-Type must be application/json.', requestId);
   }
   if (known instanceof PayloadTooLargeError) return unified(413, tooLargeMessage(known), requestId);
+  if (known instanceof MalformedRequestError) return unified(400, malformedMessage(known), requestId);
+  if (known instanceof RequestTimeoutError) return unified(408, 'The request was not received in time.', requestId);
+  if (known instanceof UriTooLongError) return unified(414, 'The request URL is too long.', requestId);
+  if (known instanceof HeadersTooLargeError) return unified(431, 'The request headers are too large.', requestId);
   if (known instanceof UpstreamRejectedError) return unified(known.status, known.upstreamMessage, requestId);
   if (known instanceof BadUpstreamError) return unified(502, 'The model backend returned an invalid response.', requestId);
   if (known instanceof NoBackendAvailableError) {
@@ -94,6 +102,12 @@ function tooLargeMessage({ bound }: PayloadTooLargeError): string {
   if (bound?.kind === 'json_values') return `The request body holds more than ${bound.limit} JSON objects, arrays and strings.`;
   if (bound?.kind === 'json_depth') return `The request body nests JSON more than ${bound.limit} levels deep.`;
   return 'The request body is too large.';
+}
+
+function malformedMessage({ reason }: MalformedRequestError): string {
+  if (reason.kind === 'duplicate_header') return `The ${reason.header} header may appear only once.`;
+  if (reason.kind === 'url') return 'The request URL is not valid.';
+  return 'The request is not valid HTTP.';
 }
 
 /** The same error as a final SSE event, for failures after a stream has started. */
@@ -120,6 +134,8 @@ const FASTIFY_ERROR_CODES: Record<string, (err: { message?: string }) => LmgateE
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: (err) => new MalformedJsonError(err),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new UnsupportedMediaTypeError(undefined),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new PayloadTooLargeError(),
+  FST_ERR_BAD_URL: () => new MalformedRequestError({ kind: 'url' }),
+  FST_ERR_MAX_PARAM_LENGTH: () => new UriTooLongError(),
 };
 
 function translateFastifyError(err: unknown): LmgateError | undefined {

@@ -1,0 +1,110 @@
+// Refusals decided before a route runs: by Node's HTTP parser (framing, header syntax,
+// sizes, timeouts), by the router (bad URL encoding, over-long parameters), or by the rule
+// that a singleton header appears once. Each is rendered by error-reply.ts like any other
+// error, so a client sees one body shape whichever layer said no.
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import {
+  HeadersTooLargeError,
+  MalformedRequestError,
+  MethodNotAllowedError,
+  RequestTimeoutError,
+  UriTooLongError,
+  type LmgateError,
+} from '../errors.js';
+import { renderError } from './error-reply.js';
+import { HTTP_METHODS } from './error-handler.js';
+import { generateRequestId } from './request-id.js';
+
+/** Node's limit for the request line and headers together (16 KiB, `--max-http-header-size`). */
+const URL_TOO_LONG_AT = 8 * 1024;
+
+/** The whole request (headers and body) must arrive within this; slow senders hold a socket. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** Node's parser error: the bytes it had read of the request are in `rawPacket`. */
+type ParserError = Error & { code?: string; rawPacket?: unknown };
+
+/** What a parser error means for the client. */
+export function classifyClientError(err: ParserError): LmgateError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeoutError();
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // Node counts the request line within the header limit; a long first line is the URL.
+    const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : Buffer.alloc(0);
+    const lineEnd = packet.indexOf('\r\n');
+    const lineLength = lineEnd === -1 ? packet.length : lineEnd;
+    return lineLength > URL_TOO_LONG_AT ? new UriTooLongError() : new HeadersTooLargeError();
+  }
+  return new MalformedRequestError({ kind: 'http' });
+}
+
+/**
+ * Fastify's `clientErrorHandler`: no request object exists, so the answer is written on the
+ * socket, which is then closed, since the framing after a parse error cannot be trusted.
+ */
+export function clientErrorHandler(err: ParserError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // As Node's own handler: answer unless a response on this socket has begun (pipelining).
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && current?.headersSent !== true) writeRefusal(socket, classifyClientError(err));
+  socket.destroy();
+}
+
+/**
+ * CONNECT asks for a tunnel, which lmgate does not offer. Node hands such requests to the
+ * server's `connect` event, not to Fastify, and drops the socket unanswered without a listener.
+ */
+export function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  if (socket.writable) writeRefusal(socket, new MethodNotAllowedError([...HTTP_METHODS]));
+  socket.destroy();
+}
+
+function writeRefusal(socket: Duplex, err: LmgateError): void {
+  const requestId = generateRequestId(NO_HEADERS);
+  const { status, headers, body } = renderError(err, requestId);
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      extra +
+      'Connection: close\r\n\r\n' +
+      text,
+  );
+}
+
+const NO_HEADERS = { headers: {} } as IncomingMessage;
+
+/** Fastify's `frameworkErrors`: the request exists, so it is answered like any error. */
+export function frameworkErrors(err: Error, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, headers, body } = renderError(err, request.id);
+  reply.code(status).headers(headers).header('x-request-id', request.id).send(body);
+}
+
+/** Headers that must appear at most once: two of them means two readers may disagree. */
+const SINGLETON_HEADERS = ['Authorization', 'Host', 'Content-Type'];
+const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
+
+/**
+ * Node keeps the first of repeated singleton headers and drops the rest, while a proxy in
+ * front may read the last. Refuse the ambiguity before anything reads a key.
+ */
+export const refuseRepeatedSingletons: onRequestHookHandler = (request, _reply, done) => {
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // Cheap length test first: most header names match none of the three.
+    if (name.length !== 4 && name.length !== 12 && name.length !== 13) continue;
+    const index = SINGLETON_KEYS.indexOf(name.toLowerCase());
+    if (index === -1) continue;
+    const bit = 1 << index;
+    if (seen & bit) return done(new MalformedRequestError({ kind: 'duplicate_header', header: SINGLETON_HEADERS[index]! }));
+    seen |= bit;
+  }
+  done();
+};
