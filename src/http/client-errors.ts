@@ -2,7 +2,7 @@
 // sizes, timeouts), by the router (bad URL encoding, over-long parameters), or by the rule
 // that a singleton header appears once. Each is rendered by error-reply.ts like any other
 // error, so a client sees one body shape whichever layer said no.
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -40,16 +40,44 @@ export function classifyClientError(err: ParserError): LmgateError {
   return new MalformedRequestError({ kind: 'http' });
 }
 
+type InFlight = ServerResponse & { req: IncomingMessage };
+
+/** The response Node is writing on this socket, if any (pipelined ones queue behind it). */
+function inFlight(socket: Socket): InFlight | undefined {
+  return (socket as Socket & { _httpMessage?: InFlight | null })._httpMessage ?? undefined;
+}
+
 /**
- * Fastify's `clientErrorHandler`: no request object exists, so the answer is written on the
- * socket, which is then closed, since the framing after a parse error cannot be trusted.
+ * Fastify's `clientErrorHandler`. No request object exists for the bytes that failed, so the
+ * answer is written on the socket, which is then closed: the framing after a parse error
+ * cannot be trusted.
  */
 export function clientErrorHandler(err: ParserError, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  // As Node's own handler: answer unless a response on this socket has begun (pipelining).
-  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || socket.destroyed || closing.has(socket)) return;
+  const current = inFlight(socket);
+  if (current?.req.complete && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // Requests received whole before the bad bytes are being answered (and charged): let
+    // those answers reach the client, then close. The bad bytes get no answer of their own.
+    closing.add(socket);
+    socket.pause();
+    closeAfterAnswers(socket, current);
+    return;
+  }
+  // As Node's own handler: no refusal in the middle of a response already begun.
   if (socket.writable && current?.headersSent !== true) writeRefusal(socket, classifyClientError(err));
   socket.destroy();
+}
+
+/** Sockets waiting for their answers to finish before closing; the parser may report again meanwhile. */
+const closing = new WeakSet<Socket>();
+
+function closeAfterAnswers(socket: Socket, response: InFlight): void {
+  // Node's own 'finish' listener runs first and hands the socket to the next queued response.
+  response.once('close', () => {
+    const next = inFlight(socket);
+    if (next && next !== response) closeAfterAnswers(socket, next);
+    else socket.destroySoon();
+  });
 }
 
 /**

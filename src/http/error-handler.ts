@@ -20,6 +20,12 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((err, request, reply) => {
     if (!isExpectedError(err)) request.log.error({ err, request_id: request.id }, 'unexpected error');
+    if ((err as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Fastify closes the connection after a body it did not read in full. Closing a socket
+      // with unread bytes resets it, and the reset can destroy the 413 before the client
+      // reads it; keeping the connection lets Node read the rest and discard it instead.
+      reply.removeHeader('connection');
+    }
     send(reply, renderError(err, request.id));
   });
 

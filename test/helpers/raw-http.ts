@@ -2,18 +2,23 @@
 // framing, repeated headers, bytes that are not HTTP at all.
 import { connect } from 'node:net';
 
-export interface RawResponse {
+export interface ParsedResponse {
   status: number;
   headers: Record<string, string[]>;
   body: string;
-  /** The server closed the connection after answering. */
+}
+
+export interface RawResponse extends ParsedResponse {
+  /** The server closed the connection. */
   closed: boolean;
+  /** Every complete response received, in order (pipelining), the first included. */
+  responses: ParsedResponse[];
   /** Everything received, for messages. */
   raw: string;
 }
 
 export interface RawOptions {
-  /** Give up (and report what arrived) after this long; default 5 s. */
+  /** Give up after this long; default 5 s. */
   timeoutMs?: number;
   /** Written one after another, each flushed, to split a request across packets. */
   chunks?: (string | Buffer)[];
@@ -21,29 +26,40 @@ export interface RawOptions {
   chunkGapMs?: number;
   /** Read until the server closes (to see every response), not only the first response. */
   untilClose?: boolean;
+  /** Settle once this many responses arrived (default 1). */
+  responses?: number;
+  /** The first request is HEAD, so its response has no body. */
+  head?: boolean;
+  /** After the last expected response, wait this long for the server to close (default 50 ms; 0 settles at once). */
+  closeWaitMs?: number;
 }
 
-/** Sends `request` and reads the first response: until the connection closes, or a whole response arrived. */
+/** Sends `request` and reads responses until enough arrived, the server closes, or the timeout (which rejects). */
 export function sendRaw(port: number, request: string | Buffer, options: RawOptions = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const received: Buffer[] = [];
     let settled = false;
-    const finish = (closed: boolean): void => {
-      if (settled) return;
+    let lingering: NodeJS.Timeout | undefined;
+    const parse = (): { raw: string; responses: ParsedResponse[] } => {
       const raw = Buffer.concat(received).toString('latin1');
-      const parsed = parseResponse(raw);
-      if ((!parsed || options.untilClose) && !closed) return; // wait for more
+      return { raw, responses: parseResponses(raw, options.head ?? false) };
+    };
+    const settle = (closed: boolean): void => {
+      if (settled) return;
+      const { raw, responses } = parse();
       settled = true;
       clearTimeout(timer);
+      clearTimeout(lingering);
       socket.destroy();
-      if (!parsed) reject(new Error(`no HTTP response; received ${JSON.stringify(raw.slice(0, 200))}`));
-      else resolve({ ...parsed, closed, raw });
+      if (responses.length === 0) reject(new Error(`no HTTP response before the connection closed; received ${JSON.stringify(raw.slice(0, 200))}`));
+      else resolve({ ...responses[0]!, responses, closed, raw });
     };
     const timer = setTimeout(() => {
+      if (settled) return;
       settled = true;
       socket.destroy();
-      reject(new Error(`no complete response in ${options.timeoutMs ?? 5000} ms; received ${JSON.stringify(Buffer.concat(received).toString('latin1').slice(0, 200))}`));
+      reject(new Error(`no complete response in ${options.timeoutMs ?? 5000} ms; received ${JSON.stringify(parse().raw.slice(0, 200))}`));
     }, options.timeoutMs ?? 5000);
     socket.on('connect', async () => {
       for (const chunk of options.chunks ?? [request]) {
@@ -54,21 +70,34 @@ export function sendRaw(port: number, request: string | Buffer, options: RawOpti
     });
     socket.on('data', (data) => {
       received.push(data);
-      // A complete response followed by a close tells whether the server hung up; give
-      // the close a moment to arrive before settling without it.
-      if (parseResponse(Buffer.concat(received).toString('latin1'))) setTimeout(() => finish(socket.readableEnded), 50);
+      if (options.untilClose || lingering) return;
+      // Enough answers: give a close that follows them a moment, to report whether the server hung up.
+      if (parse().responses.length < (options.responses ?? 1)) return;
+      if (options.closeWaitMs === 0) settle(socket.readableEnded);
+      else lingering = setTimeout(() => settle(socket.readableEnded), options.closeWaitMs ?? 50);
     });
-    socket.on('end', () => finish(true));
-    socket.on('close', () => finish(true));
-    socket.on('error', () => finish(true));
+    socket.on('end', () => settle(true));
+    socket.on('close', () => settle(true));
+    socket.on('error', () => settle(true));
   });
 }
 
-/** A complete response with Content-Length (the only kind error answers use), or undefined. */
-function parseResponse(raw: string): Omit<RawResponse, 'closed' | 'raw'> | undefined {
-  const headEnd = raw.indexOf('\r\n\r\n');
+/** The complete responses at the start of `raw`, interim (1xx) ones skipped. */
+export function parseResponses(raw: string, headFirst: boolean): ParsedResponse[] {
+  const responses: ParsedResponse[] = [];
+  let at = 0;
+  for (;;) {
+    const parsed = parseOne(raw, at, headFirst && responses.length === 0);
+    if (!parsed) return responses;
+    at = parsed.end;
+    if (parsed.response.status >= 200) responses.push(parsed.response);
+  }
+}
+
+function parseOne(raw: string, start: number, head: boolean): { response: ParsedResponse; end: number } | undefined {
+  const headEnd = raw.indexOf('\r\n\r\n', start);
   if (headEnd === -1) return undefined;
-  const [statusLine, ...lines] = raw.slice(0, headEnd).split('\r\n');
+  const [statusLine, ...lines] = raw.slice(start, headEnd).split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1]);
   if (!Number.isInteger(status)) return undefined;
   const headers: Record<string, string[]> = {};
@@ -77,30 +106,39 @@ function parseResponse(raw: string): Omit<RawResponse, 'closed' | 'raw'> | undef
     const name = line.slice(0, colon).trim().toLowerCase();
     (headers[name] ??= []).push(line.slice(colon + 1).trim());
   }
+  const bodyStart = headEnd + 4;
+  if (head || status < 200 || status === 204 || status === 304) return { response: { status, headers, body: '' }, end: bodyStart };
   const length = Number(headers['content-length']?.[0] ?? NaN);
-  const bodyBytes = Buffer.from(raw.slice(headEnd + 4), 'latin1');
   if (Number.isFinite(length)) {
-    if (bodyBytes.length < length) return undefined;
-    return { status, headers, body: bodyBytes.subarray(0, length).toString('utf8') };
+    if (raw.length < bodyStart + length) return undefined;
+    return { response: { status, headers, body: utf8(raw.slice(bodyStart, bodyStart + length)) }, end: bodyStart + length };
   }
   if (headers['transfer-encoding']?.[0] === 'chunked') {
-    const body = decodeChunked(bodyBytes.toString('latin1'));
-    return body === undefined ? undefined : { status, headers, body: Buffer.from(body, 'latin1').toString('utf8') };
+    const decoded = decodeChunked(raw, bodyStart);
+    return decoded && { response: { status, headers, body: utf8(decoded.body) }, end: decoded.end };
   }
   return undefined;
 }
 
-function decodeChunked(text: string): string | undefined {
+function decodeChunked(raw: string, start: number): { body: string; end: number } | undefined {
   let body = '';
-  let at = 0;
+  let at = start;
   for (;;) {
-    const lineEnd = text.indexOf('\r\n', at);
+    const lineEnd = raw.indexOf('\r\n', at);
     if (lineEnd === -1) return undefined;
-    const size = parseInt(text.slice(at, lineEnd), 16);
+    const size = parseInt(raw.slice(at, lineEnd), 16);
     if (!Number.isFinite(size)) return undefined;
-    if (size === 0) return body;
-    if (text.length < lineEnd + 2 + size + 2) return undefined;
-    body += text.slice(lineEnd + 2, lineEnd + 2 + size);
+    if (size === 0) {
+      const end = raw.indexOf('\r\n\r\n', lineEnd);
+      return end === -1 ? undefined : { body, end: end + 4 };
+    }
+    if (raw.length < lineEnd + 2 + size + 2) return undefined;
+    body += raw.slice(lineEnd + 2, lineEnd + 2 + size);
     at = lineEnd + 2 + size + 2;
   }
+}
+
+/** The response was read as latin1 (one char per byte); bodies are UTF-8. */
+function utf8(latin1: string): string {
+  return Buffer.from(latin1, 'latin1').toString('utf8');
 }

@@ -31,8 +31,22 @@ const post = (headers: string, body = BODY): string =>
   `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\n${headers}\r\n${body}`;
 
 describe('framing the parser refuses: 400, then the connection is closed', () => {
+  it('Content-Length shorter than the body: the request it frames is answered, the rest is not', async () => {
+    const response = await sendRaw(port, post(`Content-Type: application/json\r\nContent-Length: 10\r\n`), { untilClose: true });
+    expectUnified(response, 400, 'The request body is not valid JSON.');
+    expect(response.responses).toHaveLength(1);
+    expect(response.closed).toBe(true);
+  });
+
+  it('a valid request pipelined before garbage is answered (and charged) whole, then the connection closed', async () => {
+    const response = await sendRaw(port, `${post(`Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\n`)}\x00garbage\r\n\r\n`, { untilClose: true });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body).choices[0].message.content).toBe('hi');
+    expect(response.responses).toHaveLength(1);
+    expect(response.closed).toBe(true);
+  });
+
   const cases: Record<string, () => string> = {
-    'Content-Length shorter than the body': () => post(`Content-Type: application/json\r\nContent-Length: 10\r\n`),
     'a list in Content-Length': () => post(`Content-Type: application/json\r\nContent-Length: 103,104\r\n`),
     'chunked and Content-Length together': () =>
       post('Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n', '5\r\nhello\r\n0\r\n\r\n'),
