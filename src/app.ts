@@ -8,7 +8,7 @@ import { LastUsedTracker } from './auth/last-used.js';
 import { ChangeFeed } from './cluster/change-feed.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import type { Config } from './config/schema.js';
-import { clientErrorHandler, frameworkErrors, refuseConnect, refuseRepeatedSingletons, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
+import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { apiRoutes } from './http/routes/api.js';
@@ -103,7 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onRequest', refuseRepeatedSingletons);
+  app.addHook('onRequest', checkRequestHead);
   app.server.on('connect', refuseConnect);
   installErrorHandling(app);
 

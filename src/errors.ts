@@ -92,11 +92,19 @@ export class MalformedJsonError extends LmgateError {
 export type MalformedRequestReason =
   | { kind: 'http' }
   | { kind: 'url' }
-  | { kind: 'duplicate_header'; header: string };
+  | { kind: 'duplicate_header'; header: string }
+  | { kind: 'transfer_coding'; coding: string };
 
 export class MalformedRequestError extends LmgateError {
   constructor(readonly reason: MalformedRequestReason) {
-    super(400, `malformed request: ${reason.kind === 'duplicate_header' ? `repeated ${reason.header}` : reason.kind}`);
+    super(400, `malformed request: ${reason.kind}`);
+  }
+}
+
+/** The body is compressed (Content-Encoding); request bodies are read as they are. */
+export class UnsupportedContentEncodingError extends LmgateError {
+  constructor(readonly encoding: string) {
+    super(415, `unsupported content encoding ${encoding}`);
   }
 }
 

@@ -11,6 +11,7 @@ import {
   MalformedRequestError,
   MethodNotAllowedError,
   RequestTimeoutError,
+  UnsupportedContentEncodingError,
   UriTooLongError,
   type LmgateError,
 } from '../errors.js';
@@ -118,10 +119,15 @@ const SINGLETON_HEADERS = ['Authorization', 'Host', 'Content-Type'];
 const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
 
 /**
- * Node keeps the first of repeated singleton headers and drops the rest, while a proxy in
- * front may read the last. Refuse the ambiguity before anything reads a key.
+ * The root `onRequest` check of what Node's parser lets through but lmgate cannot read
+ * unambiguously, before anything reads a key:
+ * - a repeated singleton header: Node keeps the first and drops the rest, while a proxy in
+ *   front may read the last;
+ * - a transfer coding besides chunked (`gzip, chunked`): Node removes the chunking and
+ *   hands over the body still coded;
+ * - a compressed body (Content-Encoding): it would be parsed as if it were not.
  */
-export const refuseRepeatedSingletons: onRequestHookHandler = (request, _reply, done) => {
+export const checkRequestHead: onRequestHookHandler = (request, _reply, done) => {
   const raw = request.raw.rawHeaders;
   let seen = 0;
   for (let i = 0; i < raw.length; i += 2) {
@@ -134,5 +140,12 @@ export const refuseRepeatedSingletons: onRequestHookHandler = (request, _reply, 
     if (seen & bit) return done(new MalformedRequestError({ kind: 'duplicate_header', header: SINGLETON_HEADERS[index]! }));
     seen |= bit;
   }
+  const { headers } = request;
+  const transfer = headers['transfer-encoding'];
+  if (transfer !== undefined && transfer.toLowerCase() !== 'chunked') {
+    return done(new MalformedRequestError({ kind: 'transfer_coding', coding: transfer }));
+  }
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return done(new UnsupportedContentEncodingError(encoding));
   done();
 };

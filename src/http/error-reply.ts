@@ -18,6 +18,7 @@ import {
   RequestTimeoutError,
   RouteNotFoundError,
   UnauthenticatedError,
+  UnsupportedContentEncodingError,
   UnsupportedMediaTypeError,
   UriTooLongError,
   UpstreamRejectedError,
@@ -84,6 +85,9 @@ export function renderError(err: unknown, requestId: string): ErrorReply {
   if (known instanceof UnsupportedMediaTypeError) {
     return unified(415, 'Content-Type must be application/json.', requestId);
   }
+  if (known instanceof UnsupportedContentEncodingError) {
+    return unified(415, 'Content-Encoding must be identity: request bodies are not decompressed.', requestId);
+  }
   if (known instanceof PayloadTooLargeError) return unified(413, tooLargeMessage(known), requestId);
   if (known instanceof MalformedRequestError) return unified(400, malformedMessage(known), requestId);
   if (known instanceof RequestTimeoutError) return unified(408, 'The request was not received in time.', requestId);
@@ -107,6 +111,7 @@ function tooLargeMessage({ bound }: PayloadTooLargeError): string {
 function malformedMessage({ reason }: MalformedRequestError): string {
   if (reason.kind === 'duplicate_header') return `The ${reason.header} header may appear only once.`;
   if (reason.kind === 'url') return 'The request URL is not valid.';
+  if (reason.kind === 'transfer_coding') return 'Transfer-Encoding may only be chunked.';
   return 'The request is not valid HTTP.';
 }
 

@@ -1,7 +1,7 @@
 // A fuzz campaign: cases of one seed sent by a few concurrent workers, a normal request
 // between every batch to show the service keeps answering, and the figures for the report.
 // Used by the test suite (a few thousand cases) and by `npm run fuzz` (a million).
-import { generateCase, type FuzzTarget } from './cases.js';
+import { generateCase, type FuzzCase, type FuzzTarget } from './cases.js';
 import { runCase } from './run-case.js';
 
 export interface CampaignOptions {
@@ -50,7 +50,13 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
   const stopped = (): boolean => report.failures.length >= options.maxFailures;
 
   const runOne = async (index: number): Promise<void> => {
-    const fuzzCase = generateCase(options.seed, index, options.target);
+    let fuzzCase: FuzzCase;
+    try {
+      fuzzCase = generateCase(options.seed, index, options.target);
+    } catch (err) {
+      report.failures.push(`seed ${options.seed}, case ${index}: the generator failed: ${(err as Error).message}\n  replay: ${replayCommand(options.seed, index)}`);
+      return;
+    }
     const outcome = await runCase(options.port, fuzzCase);
     report.cases++;
     tally(report.families, fuzzCase.family);

@@ -125,6 +125,26 @@ describe('singleton headers appearing twice: 400 before any key is looked up', (
   });
 });
 
+describe('codings lmgate does not decode', () => {
+  const chunkedBody = `${BODY.length.toString(16)}\r\n${BODY}\r\n0\r\n\r\n`;
+
+  it('a transfer coding besides chunked: 400, since the body would arrive still coded', async () => {
+    const response = await sendRaw(port, post('Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n', chunkedBody));
+    expectUnified(response, 400, 'Transfer-Encoding may only be chunked.');
+  });
+
+  it('chunked alone, in any case, is read', async () => {
+    const response = await sendRaw(port, post('Content-Type: application/json\r\nTransfer-Encoding: CHUNKED\r\n', chunkedBody));
+    expect(response.status).toBe(200);
+  });
+
+  it('a compressed body: 415; identity is fine', async () => {
+    const framed = (encoding: string): string => post(`Content-Type: application/json\r\nContent-Encoding: ${encoding}\r\nContent-Length: ${BODY.length}\r\n`);
+    expectUnified(await sendRaw(port, framed('gzip')), 415, 'Content-Encoding must be identity: request bodies are not decompressed.');
+    expect((await sendRaw(port, framed('identity'))).status).toBe(200);
+  });
+});
+
 describe('CONNECT', () => {
   it('is refused with 405 and Allow, not dropped unanswered', async () => {
     const response = await sendRaw(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
