@@ -28,6 +28,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string[], kind: EnvK
   ['LMGATE_DATA_DIR', ['store', 'data_dir'], 'string'],
   ['LMGATE_SQLITE_PATH', ['store', 'sqlite_path'], 'string'],
   ['DATABASE_URL', ['store', 'database_url'], 'string'],
+  ['REDIS_URL', ['redis', 'url'], 'string'],
   ['LMGATE_LOG_LEVEL', ['log', 'level'], 'string'],
   ['LMGATE_SIGNUP_OPEN', ['signup', 'open'], 'bool'],
   ['LMGATE_SIGNUP_CREDITS', ['signup', 'credits'], 'number'],
@@ -36,7 +37,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string[], kind: EnvK
 ];
 
 /** Variables that may hold secrets: `NAME_FILE` names a file holding the value instead. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL']);
 
 export interface LoadOptions {
   env?: NodeJS.ProcessEnv;

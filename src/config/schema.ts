@@ -109,6 +109,14 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    // Shared mode: several instances on one PostgreSQL keep credits, limits and leases in
+    // Redis (usually REDIS_URL). Unset: one process keeps them in memory.
+    redis: z
+      .object({
+        url: z.string().min(1).optional(), // redis://[user:password@]host:port[/db]
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -152,6 +160,16 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
+    if (config.redis.url && !config.store.database_url) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redis', 'url'],
+        message:
+          'shared mode (Redis) needs PostgreSQL as the store: a SQLite file belongs to one machine, so other instances ' +
+          'could not read the accounts and ledger their Redis state refers to. Set DATABASE_URL (store.database_url), ' +
+          'or unset REDIS_URL to run one instance on SQLite',
+      });
+    }
     if (!(config.default_tier in config.tiers)) {
       ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });
     }

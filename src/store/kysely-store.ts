@@ -30,6 +30,7 @@ import {
   type UsageRecord,
   type UsageSummary,
   type UsageTotals,
+  type VersionedBalance,
 } from './store.js';
 import type { AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, RedemptionCodesTable, UsageRecordsTable } from './tables.js';
 
@@ -306,11 +307,17 @@ export class KyselyStore implements Store {
       for (const [accountId, chargedMicros] of chargedByAccount) {
         await trx
           .updateTable('accounts')
-          .set((eb) => ({ balance_micros: eb('balance_micros', '-', chargedMicros) }))
+          .set((eb) => ({ balance_micros: eb('balance_micros', '-', chargedMicros), balance_version: eb('balance_version', '+', 1) }))
           .where('id', '=', accountId)
           .execute();
       }
     });
+  }
+
+  async versionedBalanceOf(accountId: string): Promise<VersionedBalance> {
+    const row = await this.db.selectFrom('accounts').select(['balance_micros', 'balance_version']).where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw new NotFoundInStoreError('account', accountId);
+    return { balanceMicros: checkMicros(Number(row.balance_micros)), version: Number(row.balance_version) };
   }
 
   async balanceOf(accountId: string): Promise<number> {
@@ -466,7 +473,7 @@ async function appendLedgerEntryIn(
   const stored = await trx.insertInto('ledger_entries').values(row).returningAll().executeTakeFirstOrThrow();
   const updated = await trx
     .updateTable('accounts')
-    .set((eb) => ({ balance_micros: eb('balance_micros', '+', row.amount_micros) }))
+    .set((eb) => ({ balance_micros: eb('balance_micros', '+', row.amount_micros), balance_version: eb('balance_version', '+', 1) }))
     .where('id', '=', input.accountId)
     .returning('balance_micros')
     .executeTakeFirstOrThrow();
@@ -681,5 +688,6 @@ function newAccountRow(input: { email: string; name?: string | null; tier: strin
     created_at: at,
     updated_at: at,
     balance_micros: 0,
+    balance_version: 0,
   };
 }

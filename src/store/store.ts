@@ -53,6 +53,11 @@ export interface NewLedgerEntry {
   reference?: string | null;
 }
 
+export interface VersionedBalance {
+  balanceMicros: number;
+  version: number;
+}
+
 /** One chat request that reached a model. */
 export interface UsageRecord {
   id: string;
@@ -207,6 +212,8 @@ export interface Store {
    */
   recordUsage(records: readonly UsageRecord[]): Promise<void>;
   balanceOf(accountId: string): Promise<number>;
+  /** The balance with its version, which every write of it raises (to order reads of it). */
+  versionedBalanceOf(accountId: string): Promise<VersionedBalance>;
   /** The sum of an account's ledger entries (equal to its balance; checked by tests). */
   sumLedger(accountId: string): Promise<number>;
   /** Newest first. */

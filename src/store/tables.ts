@@ -13,6 +13,8 @@ export interface AccountsTable {
   updated_at: string;
   /** The sum of the account's ledger entries, moved in the same transaction as each entry. */
   balance_micros: number;
+  /** Raised by every write of balance_micros (migration 0004). */
+  balance_version: number;
 }
 
 export interface ApiKeysTable {

@@ -246,3 +246,18 @@ describe('the loaded config', () => {
     expect(config.server.port).toBe(8080);
   });
 });
+
+describe('shared mode (Redis)', () => {
+  it('is off without REDIS_URL, and REDIS_URL with DATABASE_URL turns it on', () => {
+    expect(loadConfig({ env: {}, cwd: dir }).redis.url).toBeUndefined();
+    const config = loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'postgres://localhost/x' }, cwd: dir });
+    expect(config.redis.url).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('is refused on SQLite, saying why and what to set', () => {
+    const error = configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379' }, cwd: dir }));
+    expect(error.message).toContain('redis.url');
+    expect(error.message).toContain('needs PostgreSQL');
+    expect(error.message).toContain('DATABASE_URL');
+  });
+});

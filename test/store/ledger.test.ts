@@ -86,7 +86,7 @@ describe.each(backends)('credits in the store on $name', (backend) => {
       await new Migrator({ db, provider: migrationProvider }).migrateTo('0001_initial');
       await sql`insert into accounts (id, email, name, status, tier, subscription_status, created_at, updated_at)
                 values ('acct_before0002xxxxxxxxx', 'old@example.com', null, 'active', 'free', 'inactive', 'x', 'x')`.execute(db);
-      expect(await fresh.store.migrate()).toEqual(['0002_ledger_and_usage', '0003_dashboard']);
+      expect(await fresh.store.migrate()).toEqual(['0002_ledger_and_usage', '0003_dashboard', '0004_balance_version']);
       expect(await fresh.store.balanceOf('acct_before0002xxxxxxxxx')).toBe(0);
       expect(await fresh.store.sumLedger('acct_before0002xxxxxxxxx')).toBe(0);
       const { balanceMicros } = await fresh.store.appendLedgerEntry({ accountId: 'acct_before0002xxxxxxxxx', kind: 'grant', amountMicros: 7 });
@@ -95,6 +95,18 @@ describe.each(backends)('credits in the store on $name', (backend) => {
       await fresh.store.close();
       await fresh.cleanup();
     }
+  });
+
+  it('raises the balance version with every write of the balance, and with nothing else', async () => {
+    const accountId = await newAccount();
+    expect(await store.versionedBalanceOf(accountId)).toEqual({ balanceMicros: 0, version: 0 });
+    await store.appendLedgerEntry({ accountId, kind: 'grant', amountMicros: 1_000, reason: 'test' });
+    expect(await store.versionedBalanceOf(accountId)).toEqual({ balanceMicros: 1_000, version: 1 });
+    await store.recordUsage([usage(accountId, 300)]);
+    expect(await store.versionedBalanceOf(accountId)).toEqual({ balanceMicros: 700, version: 2 });
+    await store.recordUsage([usage(accountId, 0)]);
+    await store.setAccountTier(accountId, 'pro');
+    expect(await store.versionedBalanceOf(accountId)).toEqual({ balanceMicros: 700, version: 2 });
   });
 
   it('starts an account at zero with an empty ledger', async () => {

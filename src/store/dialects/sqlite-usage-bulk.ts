@@ -32,7 +32,7 @@ export class SqliteUsageBulk {
       `INSERT INTO ledger_entries (account_id, kind, amount_micros, reason, reference, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    const debitBalance = this.sqlite.prepare('UPDATE accounts SET balance_micros = balance_micros - ? WHERE id = ?');
+    const debitBalance = this.sqlite.prepare('UPDATE accounts SET balance_micros = balance_micros - ?, balance_version = balance_version + 1 WHERE id = ?');
 
     return this.sqlite.transaction<Write>((records, at) => {
       const balances = new Map<string, number>();
