@@ -1,0 +1,207 @@
+// The Lua scripts of shared mode. Each runs atomically in Redis, so every instance sees one
+// order of admissions and settlements per account. Times come from Redis (TIME), not from
+// the instances' clocks, so instances whose clocks differ still share one window.
+//
+// Per account (A), with `p` the key prefix:
+//   p:A:credit   hash  stored (the store's balance, micro-credits), version (its
+//                      balance_version), pending (charges settled but not yet acknowledged
+//                      as stored), reserved (sum of live reservations)
+//   p:A:leases   zset  reservation id → expiry (ms); p:A:amounts hash id → micro-credits
+//   p:A:slots    zset  concurrency slot (same id) → expiry (ms)
+//   p:A:rpm      string theoretical arrival time (GCRA, ms) of requests per minute
+//   p:A:tpm      string the same for tokens per minute
+// and p:usage, the stream of settled usage records waiting for the store.
+//
+//   available = stored − pending − reserved
+// A charge is in `pending` from its settlement until the store has it and a balance read
+// after that commit is in `stored`: both change in one script (ack), so a charge is never
+// counted out of both, only, for a moment, in both.
+
+/** Shared by the scripts: the time, expired leases released, GCRA. */
+const PRELUDE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local WINDOW = 60000
+
+local function release_expired(credit, leases, amounts, slots)
+  local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
+  if #expired > 0 then
+    local released = 0
+    for _, id in ipairs(expired) do
+      released = released + tonumber(redis.call('HGET', amounts, id) or '0')
+      redis.call('HDEL', amounts, id)
+    end
+    redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
+    if redis.call('EXISTS', credit) == 1 then redis.call('HINCRBY', credit, 'reserved', -released) end
+  end
+  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
+end
+
+-- GCRA (limits/limiter.ts): returns allowed, the new arrival time, the current one.
+local function gcra(key, limit, cost)
+  local interval = WINDOW / limit
+  local tat = tonumber(redis.call('GET', key) or '0')
+  if tat < now then tat = now end
+  local new_tat = tat + cost * interval
+  return new_tat - now <= WINDOW, new_tat, tat, interval
+end
+
+local function remaining(tat, interval)
+  return math.max(0, math.floor((WINDOW - (tat - now)) / interval))
+end
+
+local function reset_sec(tat)
+  return math.ceil(math.max(tat, now) / 1000)
+end
+
+local function retry_after(new_tat)
+  return math.max(1, math.ceil((new_tat - WINDOW - now) / 1000))
+end
+
+local function set_tat(key, tat)
+  -- Expires once fully replenished: an idle account leaves nothing behind.
+  redis.call('SET', key, string.format('%.3f', tat), 'PX', math.max(1, math.ceil(tat - now)))
+end
+`;
+
+/**
+ * Admission, the one round trip before the model: concurrency slot, requests per minute
+ * (unless taken already), the prompt against tokens per minute, and the worst case reserved.
+ * Everything or nothing is taken.
+ * KEYS: credit, leases, amounts, slots, rpm, tpm
+ * ARGV: lease id, lease ms, rpm, tpm, prompt tokens, concurrency, worst case, take rpm (1/0)
+ * Returns {'ok', rpm remaining, rpm reset, available after} or a refusal:
+ * {'load'} (no mirror yet), {'concurrency'}, {'rpm'|'tpm', limit, remaining, reset, retry after},
+ * {'credits', available}.
+ */
+export const ADMIT = `${PRELUDE}
+local credit, leases, amounts, slots, rpm_key, tpm_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local lease, lease_ms = ARGV[1], tonumber(ARGV[2])
+local rpm, tpm, prompt = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local concurrency, worst, take_rpm = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8] == '1'
+if redis.call('EXISTS', credit) == 0 then return {'load'} end
+release_expired(credit, leases, amounts, slots)
+if redis.call('ZCARD', slots) >= concurrency then return {'concurrency'} end
+local rpm_ok, rpm_new, rpm_tat, rpm_interval = gcra(rpm_key, rpm, take_rpm and 1 or 0)
+if not rpm_ok then
+  return {'rpm', rpm, remaining(rpm_tat, rpm_interval), reset_sec(rpm_tat), retry_after(rpm_new)}
+end
+local tpm_ok, tpm_new, tpm_tat, tpm_interval = gcra(tpm_key, tpm, prompt)
+if not tpm_ok then
+  return {'tpm', tpm, remaining(tpm_tat, tpm_interval), reset_sec(tpm_tat), retry_after(tpm_new)}
+end
+local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
+local available = tonumber(state[1]) - tonumber(state[2] or '0') - tonumber(state[3] or '0')
+-- Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
+if available <= 0 or available < worst then return {'credits', math.max(0, available)} end
+if take_rpm then set_tat(rpm_key, rpm_new) end
+if prompt > 0 then set_tat(tpm_key, tpm_new) end
+local expiry = now + lease_ms
+redis.call('ZADD', slots, expiry, lease)
+if worst > 0 then
+  redis.call('ZADD', leases, expiry, lease)
+  redis.call('HSET', amounts, lease, worst)
+  redis.call('HINCRBY', credit, 'reserved', worst)
+end
+return {'ok', remaining(rpm_new, rpm_interval), reset_sec(rpm_new), available - worst}
+`;
+
+/**
+ * One request of requests per minute, for routes other than chat completions (and for a
+ * chat request refused before its admission).
+ * KEYS: rpm. ARGV: rpm. Returns {allowed 1/0, limit, remaining, reset, retry after}.
+ */
+export const TAKE_REQUEST = `${PRELUDE}
+local limit = tonumber(ARGV[1])
+local ok, new_tat, tat, interval = gcra(KEYS[1], limit, 1)
+if not ok then return {0, limit, remaining(tat, interval), reset_sec(tat), retry_after(new_tat)} end
+set_tat(KEYS[1], new_tat)
+return {1, limit, remaining(new_tat, interval), reset_sec(new_tat), 0}
+`;
+
+/**
+ * Settlement: the reservation and slot released, completion tokens added to tokens per
+ * minute, the cost pending, and the usage record appended to the stream for the store.
+ * KEYS: credit, leases, amounts, slots, tpm, stream
+ * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON)
+ */
+export const SETTLE = `${PRELUDE}
+local credit, leases, amounts, slots, tpm_key, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local lease, cost, completion, tpm = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local amount = redis.call('HGET', amounts, lease)
+local has_credit = redis.call('EXISTS', credit) == 1
+if amount then
+  redis.call('HDEL', amounts, lease)
+  redis.call('ZREM', leases, lease)
+  if has_credit then redis.call('HINCRBY', credit, 'reserved', -tonumber(amount)) end
+end
+redis.call('ZREM', slots, lease)
+if completion > 0 then
+  local _, new_tat = gcra(tpm_key, tpm, completion)
+  set_tat(tpm_key, new_tat)
+end
+if cost > 0 and has_credit then redis.call('HINCRBY', credit, 'pending', cost) end
+redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', cost, 'record', ARGV[6])
+return 1
+`;
+
+/**
+ * The store has a batch: each entry acknowledged (and deleted) once, its cost leaving
+ * `pending` only then; each account's `stored` set from a balance read after the commit,
+ * unless the mirror already holds a newer one.
+ * KEYS: stream, then one credit hash per account
+ * ARGV: group, account count n, n × (version, balance), then entries as (id, account index, cost)
+ */
+export const ACK = `
+local stream, group, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
+for i = 1, n do
+  local credit = KEYS[i + 1]
+  local version, balance = tonumber(ARGV[1 + 2 * i]), ARGV[2 + 2 * i]
+  if redis.call('EXISTS', credit) == 1 and version > tonumber(redis.call('HGET', credit, 'version') or '-1') then
+    redis.call('HSET', credit, 'stored', balance, 'version', version)
+  end
+end
+local acked = 0
+for at = 3 + 2 * n, #ARGV, 3 do
+  local id, index, cost = ARGV[at], tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  if redis.call('XACK', stream, group, id) == 1 then
+    acked = acked + 1
+    redis.call('XDEL', stream, id)
+    local credit = KEYS[index + 1]
+    if cost > 0 and redis.call('EXISTS', credit) == 1 then redis.call('HINCRBY', credit, 'pending', -cost) end
+  end
+end
+return acked
+`;
+
+/**
+ * A balance read from the store: creates the mirror, or moves it forward to a newer version.
+ * KEYS: credit. ARGV: version, balance. Returns 1 when it changed the mirror.
+ */
+export const MIRROR = `
+local credit, version = KEYS[1], tonumber(ARGV[1])
+if redis.call('EXISTS', credit) == 0 then
+  redis.call('HSET', credit, 'stored', ARGV[2], 'version', version, 'pending', 0, 'reserved', 0)
+  return 1
+end
+if version > tonumber(redis.call('HGET', credit, 'version') or '-1') then
+  redis.call('HSET', credit, 'stored', ARGV[2], 'version', version)
+  return 1
+end
+return 0
+`;
+
+/**
+ * Live reservations and slots of a running instance get a new expiry; ones that already
+ * expired (and were released) stay gone.
+ * KEYS: leases, slots (of one account). ARGV: expiry offset ms, lease ids...
+ */
+export const RENEW = `
+local t = redis.call('TIME')
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i])
+  redis.call('ZADD', KEYS[2], 'XX', expiry, ARGV[i])
+end
+return 1
+`;

@@ -1,0 +1,201 @@
+// Shared mode's live state (scripts.ts): admissions, settlements, requests per minute and
+// balances, in Redis, so that any number of instances act as one. One round trip admits a
+// chat request; one settles it. The store is read only to create or refresh an account's
+// balance mirror.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { BalanceSnapshot } from '../billing/reservations.js';
+import type { Tier } from '../billing/tiers.js';
+import { InsufficientCreditsError, RateLimitedError, type RateLimitState } from '../errors.js';
+import type { Store, UsageRecord } from '../store/store.js';
+import { LuaScript } from './lua-script.js';
+import { ACK, ADMIT, MIRROR, RENEW, SETTLE, TAKE_REQUEST } from './scripts.js';
+
+const admitScript = new LuaScript(ADMIT);
+const takeRequestScript = new LuaScript(TAKE_REQUEST);
+const settleScript = new LuaScript(SETTLE);
+const mirrorScript = new LuaScript(MIRROR);
+const renewScript = new LuaScript(RENEW);
+export const ackScript = new LuaScript(ACK);
+
+/** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
+export interface SharedAdmission {
+  readonly accountId: string;
+  readonly leaseId: string;
+  readonly amountMicros: number;
+  /** Requests per minute after this one, for the X-RateLimit-* headers. */
+  readonly requests: RateLimitState;
+  settled: boolean;
+}
+
+export interface AdmitInput {
+  accountId: string;
+  tier: Tier;
+  promptTokens: number;
+  worstCaseMicros: number;
+  /** False when requests per minute was already taken for this request. */
+  takeRequest: boolean;
+}
+
+export interface SharedStateOptions {
+  /** Key prefix, so several deployments (or test runs) can share one Redis. */
+  prefix: string;
+  /** How long a reservation or slot outlives its instance's last renewal. */
+  leaseMs: number;
+  onError: (err: unknown) => void;
+}
+
+export class SharedState {
+  /** Leases this instance holds, renewed until settled: lease id → account id. */
+  private readonly live = new Map<string, string>();
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly redis: Redis,
+    private readonly store: Store,
+    readonly options: SharedStateOptions,
+  ) {}
+
+  keys(accountId: string): AccountKeys {
+    const base = `${this.options.prefix}:${accountId}`;
+    return {
+      credit: `${base}:credit`,
+      leases: `${base}:leases`,
+      amounts: `${base}:amounts`,
+      slots: `${base}:slots`,
+      rpm: `${base}:rpm`,
+      tpm: `${base}:tpm`,
+    };
+  }
+
+  get usageStream(): string {
+    return `${this.options.prefix}:usage`;
+  }
+
+  start(): void {
+    const every = Math.max(100, Math.floor(this.options.leaseMs / 3));
+    this.renewTimer = setInterval(() => void this.renewLeases().catch(this.options.onError), every);
+    this.renewTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.renewTimer);
+  }
+
+  /** One request of the tier's requests per minute, or 429. */
+  async takeRequest(accountId: string, tier: Tier): Promise<RateLimitState> {
+    const [allowed, limit, remaining, resetAtUnixSec, retryAfterSec] = (await takeRequestScript.run(this.redis, [this.keys(accountId).rpm], [
+      tier.config.rpm,
+    ])) as number[];
+    const state = { limit: limit!, remaining: remaining!, resetAtUnixSec: resetAtUnixSec! };
+    if (allowed !== 1) throw new RateLimitedError(state, retryAfterSec!);
+    return state;
+  }
+
+  /** Slot, limits and reservation in one script; throws 429 or 402 having taken nothing. */
+  async admit(input: AdmitInput): Promise<SharedAdmission> {
+    const leaseId = randomUUID();
+    const keys = this.keys(input.accountId);
+    const { config } = input.tier;
+    const run = (): Promise<unknown> =>
+      admitScript.run(this.redis, [keys.credit, keys.leases, keys.amounts, keys.slots, keys.rpm, keys.tpm], [
+        leaseId,
+        this.options.leaseMs,
+        config.rpm,
+        config.tpm,
+        input.promptTokens,
+        config.concurrency,
+        input.worstCaseMicros,
+        input.takeRequest ? 1 : 0,
+      ]);
+    let reply = (await run()) as (string | number)[];
+    if (reply[0] === 'load') {
+      await this.refreshBalance(input.accountId);
+      reply = (await run()) as (string | number)[];
+    }
+    const [outcome, a, b, c, d] = reply as [string, number, number, number, number];
+    if (outcome === 'ok') {
+      this.live.set(leaseId, input.accountId);
+      return {
+        accountId: input.accountId,
+        leaseId,
+        amountMicros: input.worstCaseMicros,
+        requests: { limit: config.rpm, remaining: a, resetAtUnixSec: b },
+        settled: false,
+      };
+    }
+    if (outcome === 'credits') throw new InsufficientCreditsError(input.worstCaseMicros, a);
+    if (outcome === 'concurrency') {
+      throw new RateLimitedError({ limit: config.concurrency, remaining: 0, resetAtUnixSec: Math.ceil(Date.now() / 1000) + 1 }, 1);
+    }
+    if (outcome === 'rpm' || outcome === 'tpm') throw new RateLimitedError({ limit: a, remaining: b, resetAtUnixSec: c }, d);
+    throw new Error(`unexpected admission reply ${JSON.stringify(reply)}`);
+  }
+
+  /**
+   * Releases the reservation and slot, charges `record.costMicros` (the caller caps it at the
+   * reservation) and hands the record to the usage stream. Idempotent per admission.
+   */
+  async settle(admission: SharedAdmission, tier: Tier, completionTokens: number, record: UsageRecord): Promise<void> {
+    if (admission.settled) return;
+    admission.settled = true;
+    const keys = this.keys(admission.accountId);
+    try {
+      await settleScript.run(this.redis, [keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream], [
+        admission.leaseId,
+        record.costMicros,
+        completionTokens,
+        tier.config.tpm,
+        admission.accountId,
+        JSON.stringify(record),
+      ]);
+    } finally {
+      this.live.delete(admission.leaseId);
+    }
+  }
+
+  /** Reads the account's balance from the store into the mirror, unless the mirror is newer. */
+  async refreshBalance(accountId: string): Promise<void> {
+    const { balanceMicros, version } = await this.store.versionedBalanceOf(accountId);
+    await mirrorScript.run(this.redis, [this.keys(accountId).credit], [version, balanceMicros]);
+  }
+
+  async snapshot(accountId: string): Promise<BalanceSnapshot> {
+    const keys = this.keys(accountId);
+    let [stored, pending, reserved] = await this.redis.hmget(keys.credit, 'stored', 'pending', 'reserved');
+    if (stored === null) {
+      await this.refreshBalance(accountId);
+      [stored, pending, reserved] = await this.redis.hmget(keys.credit, 'stored', 'pending', 'reserved');
+    }
+    return { balanceMicros: Number(stored) - Number(pending ?? 0), reservedMicros: Number(reserved ?? 0) };
+  }
+
+  /** Concurrency slots in use now, across instances (expired ones not counted). */
+  async slotsInUse(accountId: string): Promise<number> {
+    return this.redis.zcount(this.keys(accountId).slots, Date.now(), '+inf');
+  }
+
+  private async renewLeases(): Promise<void> {
+    const byAccount = new Map<string, string[]>();
+    for (const [leaseId, accountId] of this.live) {
+      const ids = byAccount.get(accountId);
+      if (ids) ids.push(leaseId);
+      else byAccount.set(accountId, [leaseId]);
+    }
+    await Promise.all(
+      [...byAccount].map(([accountId, ids]) => {
+        const keys = this.keys(accountId);
+        return renewScript.run(this.redis, [keys.leases, keys.slots], [this.options.leaseMs, ...ids]);
+      }),
+    );
+  }
+}
+
+export interface AccountKeys {
+  credit: string;
+  leases: string;
+  amounts: string;
+  slots: string;
+  rpm: string;
+  tpm: string;
+}

@@ -1,0 +1,130 @@
+// Shared mode's usage writer: settled records wait in a Redis stream (SETTLE appends them)
+// until the store has them, so the records of an instance that crashed are written by
+// another. Every instance reads the stream in one consumer group; a batch is written to
+// the store (idempotent by record id), then acknowledged by ACK, which moves its charges
+// from `pending` into the mirrored balance read after the commit.
+import type { Redis } from 'ioredis';
+import type { UsageWriteObserver } from '../billing/usage-writer.js';
+import type { Store, UsageRecord } from '../store/store.js';
+import { ackScript, type SharedState } from './shared-state.js';
+
+const GROUP = 'store-writers';
+const BATCH = 500;
+/** A blocking read returns at least this often, so close() is prompt. */
+const BLOCK_MS = 200;
+/** Entries another consumer read but did not acknowledge for this long are taken over. */
+const CLAIM_IDLE_MS = 30_000;
+const CLAIM_EVERY_MS = 10_000;
+
+type StreamEntry = [id: string, fields: string[]];
+
+export interface UsageStreamWriterOptions {
+  /** This instance's name in the consumer group. */
+  consumer: string;
+  onError: (err: unknown) => void;
+  observer?: UsageWriteObserver;
+}
+
+export class UsageStreamWriter {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private lastClaimAt = 0;
+
+  /** `reader` is a connection of its own: blocking reads hold it. */
+  constructor(
+    private readonly shared: SharedState,
+    private readonly reader: Redis,
+    private readonly store: Store,
+    private readonly options: UsageStreamWriterOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    try {
+      // From the start of the stream: entries left by instances that are gone are ours too.
+      await this.shared.redis.xgroup('CREATE', this.shared.usageStream, GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('BUSYGROUP')) throw err;
+    }
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    await this.loop;
+    await this.flush();
+  }
+
+  /** Writes what is waiting now: this consumer's unacknowledged entries, then new ones. */
+  async flush(): Promise<void> {
+    while ((await this.writeBatch(await this.read('0', 0))) > 0);
+    while ((await this.writeBatch(await this.read('>', 0))) > 0);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        if (Date.now() - this.lastClaimAt > CLAIM_EVERY_MS) await this.claimAbandoned();
+        // Our own unacknowledged entries first (a failed write), then new ones.
+        const mine = await this.read('0', 0);
+        if (mine.length > 0) {
+          await this.writeBatch(mine);
+          continue;
+        }
+        await this.writeBatch(await this.read('>', BLOCK_MS));
+      } catch (err) {
+        this.options.onError(err);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private async read(from: '0' | '>', blockMs: number): Promise<StreamEntry[]> {
+    const args: (string | number)[] = ['GROUP', GROUP, this.options.consumer, 'COUNT', BATCH];
+    if (blockMs > 0) args.push('BLOCK', blockMs);
+    args.push('STREAMS', this.shared.usageStream, from);
+    const reply = (await (this.reader.xreadgroup as (...a: (string | number)[]) => Promise<unknown>)(...args)) as [string, StreamEntry[]][] | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
+  /** Entries of consumers that stopped (crashed) become this consumer's. */
+  private async claimAbandoned(): Promise<void> {
+    this.lastClaimAt = Date.now();
+    let cursor = '0-0';
+    do {
+      const [next] = (await this.shared.redis.xautoclaim(this.shared.usageStream, GROUP, this.options.consumer, CLAIM_IDLE_MS, cursor, 'COUNT', BATCH, 'JUSTID')) as [string, ...unknown[]];
+      cursor = next;
+    } while (cursor !== '0-0');
+  }
+
+  /** Stores a batch and acknowledges it; returns how many entries it held. */
+  private async writeBatch(entries: StreamEntry[]): Promise<number> {
+    // A claimed entry deleted meanwhile reads back without fields: nothing to write.
+    const live = entries.filter(([, fields]) => fields !== null && fields.length > 0);
+    if (live.length === 0) {
+      if (entries.length > 0) await this.shared.redis.xack(this.shared.usageStream, GROUP, ...entries.map(([id]) => id));
+      return entries.length;
+    }
+    const parsed = live.map(([id, fields]) => ({ id, ...readFields(fields) }));
+    const startedAt = performance.now();
+    await this.store.recordUsage(parsed.map((entry) => entry.record));
+    this.options.observer?.batchWritten(parsed.length, (performance.now() - startedAt) / 1000);
+
+    // Balances read after the commit, so each includes this batch's charges.
+    const accountIds = [...new Set(parsed.map((entry) => entry.accountId))];
+    const balances = await Promise.all(accountIds.map((id) => this.store.versionedBalanceOf(id)));
+    const index = new Map(accountIds.map((id, i) => [id, i + 1]));
+    const args: (string | number)[] = [GROUP, accountIds.length];
+    for (const balance of balances) args.push(balance.version, balance.balanceMicros);
+    for (const entry of parsed) args.push(entry.id, index.get(entry.accountId)!, entry.costMicros);
+    const keys = [this.shared.usageStream, ...accountIds.map((id) => this.shared.keys(id).credit)];
+    await ackScript.run(this.shared.redis, keys, args);
+    return entries.length;
+  }
+}
+
+function readFields(fields: string[]): { accountId: string; costMicros: number; record: UsageRecord } {
+  const values = new Map<string, string>();
+  for (let i = 0; i < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
+  return { accountId: values.get('account')!, costMicros: Number(values.get('cost')), record: JSON.parse(values.get('record')!) as UsageRecord };
+}

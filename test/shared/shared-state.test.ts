@@ -1,0 +1,176 @@
+// Shared mode's credit book and limits, with several instances' worth of SharedState (each
+// its own Redis connection) over one PostgreSQL store and the local Redis.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tier } from '../../src/billing/tiers.js';
+import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
+import { SharedState, type SharedAdmission } from '../../src/shared/shared-state.js';
+import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
+import { newTimeOrderedId } from '../../src/store/ids.js';
+import { openStore } from '../../src/store/kysely-store.js';
+import type { Store, UsageRecord } from '../../src/store/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { testRedis, type TestRedis } from '../helpers/redis.js';
+
+const INSTANCES = 4;
+let database: TestDatabase;
+let redis: TestRedis;
+let stores: Store[];
+let states: SharedState[];
+let writers: UsageStreamWriter[];
+let accountCounter = 0;
+
+const tier = (config: Partial<Tier['config']> = {}): Tier =>
+  ({ name: 'test', config: { rpm: 1_000_000, tpm: 1_000_000_000, concurrency: 100_000, models: ['*'], subscription: false, price_month: 0, credits_month: 0, ...config } }) as Tier;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  redis = testRedis();
+  stores = Array.from({ length: INSTANCES }, () => openStore({ databaseUrl: database.url, sqlitePath: '/nonexistent' }));
+  await stores[0]!.migrate();
+  const onError = (err: unknown): void => {
+    throw err;
+  };
+  states = stores.map((store) => new SharedState(redis.connect(), store, { prefix: redis.prefix, leaseMs: 1_000, onError }));
+  writers = states.map((state, i) => new UsageStreamWriter(state, redis.connect(), stores[i]!, { consumer: `instance-${i}`, onError: () => undefined }));
+  for (const state of states) state.start();
+  for (const writer of writers) await writer.start();
+});
+
+afterAll(async () => {
+  for (const writer of writers) await writer.close();
+  for (const state of states) state.stop();
+  await Promise.all(stores.map((store) => store.close()));
+  await redis.cleanup();
+  await database.drop();
+});
+
+async function newAccount(micros: number): Promise<string> {
+  const account = await stores[0]!.createAccount({ email: `shared${++accountCounter}@example.test`, tier: 'free' });
+  if (micros > 0) await stores[0]!.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: micros, reason: 'test' });
+  return account.id;
+}
+
+function record(accountId: string, costMicros: number): UsageRecord {
+  return {
+    id: newTimeOrderedId('usage'),
+    requestId: `req_${accountCounter}_${Math.random()}`,
+    accountId,
+    keyId: 'key_test',
+    model: 'test-model',
+    promptTokens: 10,
+    completionTokens: 10,
+    costMicros,
+    latencyMs: 1,
+    status: 200,
+    streamed: false,
+    finishReason: 'stop',
+    createdAt: new Date().toISOString(),
+  };
+}
+
+async function flushAll(): Promise<void> {
+  for (const writer of writers) await writer.flush();
+}
+
+describe('credits across instances', () => {
+  it('never reserve more than the balance together: 2,000 concurrent spends over 4 instances', async () => {
+    const cost = 1_000;
+    const accountId = await newAccount(200 * cost + 500); // about a tenth of the spends
+    const outcomes = await Promise.all(
+      Array.from({ length: 2_000 }, async (_, i) => {
+        const state = states[i % INSTANCES]!;
+        let admission: SharedAdmission;
+        try {
+          admission = await state.admit({ accountId, tier: tier(), promptTokens: 10, worstCaseMicros: cost, takeRequest: true });
+        } catch (err) {
+          if (err instanceof InsufficientCreditsError) return 'refused';
+          throw err;
+        }
+        await state.settle(admission, tier(), 10, record(accountId, cost));
+        return 'served';
+      }),
+    );
+    const served = outcomes.filter((o) => o === 'served').length;
+    expect(served).toBe(200);
+    await flushAll();
+    const store = stores[0]!;
+    const usage = await store.listUsage(accountId, { limit: 10_000 });
+    expect(usage).toHaveLength(200);
+    expect(await store.balanceOf(accountId)).toBe(500);
+    expect(await store.sumLedger(accountId)).toBe(500);
+    const ledger = await store.listLedger(accountId, { limit: 10_000 });
+    expect(ledger.filter((entry) => entry.kind === 'usage')).toHaveLength(200);
+    expect(ledger.every((entry) => !entry.reason?.includes('capped'))).toBe(true);
+    for (const state of states) expect(await state.snapshot(accountId)).toEqual({ balanceMicros: 500, reservedMicros: 0 });
+  });
+
+  it('releases the reservation of an instance that stopped renewing once its lease runs out', async () => {
+    const accountId = await newAccount(10_000);
+    const gone = new SharedState(redis.connect(), stores[0]!, { prefix: redis.prefix, leaseMs: 500, onError: () => undefined });
+    await gone.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true });
+    // It never renews (never started) and never settles: as if killed.
+    await expect(states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true })).rejects.toBeInstanceOf(InsufficientCreditsError);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const admission = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true });
+    await states[1]!.settle(admission, tier(), 0, record(accountId, 0));
+    expect(await states[2]!.snapshot(accountId)).toEqual({ balanceMicros: 10_000, reservedMicros: 0 });
+  });
+
+  it('keeps the leases of a live instance past their first expiry', async () => {
+    const accountId = await newAccount(10_000);
+    const admission = await states[0]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true });
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // longer than the 1 s lease; renewed meanwhile
+    await expect(states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true })).rejects.toBeInstanceOf(InsufficientCreditsError);
+    await states[0]!.settle(admission, tier(), 0, record(accountId, 4_000));
+    await flushAll();
+    expect(await stores[0]!.balanceOf(accountId)).toBe(6_000);
+    expect(await states[3]!.snapshot(accountId)).toEqual({ balanceMicros: 6_000, reservedMicros: 0 });
+  });
+
+  it('sees a grant made in the store once the balance is refreshed, and never counts a charge twice', async () => {
+    const accountId = await newAccount(1_000);
+    const admission = await states[0]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1_000, takeRequest: true });
+    await states[0]!.settle(admission, tier(), 0, record(accountId, 700));
+    await stores[2]!.appendLedgerEntry({ accountId, kind: 'grant', amountMicros: 5_000, reason: 'top-up' });
+    await states[2]!.refreshBalance(accountId); // before the charge is stored: both count it, for a moment
+    expect((await states[1]!.snapshot(accountId)).balanceMicros).toBeLessThanOrEqual(5_300);
+    await flushAll();
+    expect(await states[1]!.snapshot(accountId)).toEqual({ balanceMicros: 5_300, reservedMicros: 0 });
+    expect(await stores[0]!.balanceOf(accountId)).toBe(5_300);
+  });
+});
+
+describe('limits across instances', () => {
+  it('requests per minute is one limit however the requests are spread', async () => {
+    const accountId = await newAccount(1_000_000);
+    const limited = tier({ rpm: 30 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        states[i % INSTANCES]!.takeRequest(accountId, limited).then(
+          () => 'ok',
+          (err: unknown) => (err instanceof RateLimitedError ? 'limited' : Promise.reject(err)),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(30);
+  });
+
+  it('concurrency slots are shared, and a settled request gives its slot back', async () => {
+    const accountId = await newAccount(1_000_000);
+    const two = tier({ concurrency: 2 });
+    const first = await states[0]!.admit({ accountId, tier: two, promptTokens: 1, worstCaseMicros: 1, takeRequest: true });
+    await states[1]!.admit({ accountId, tier: two, promptTokens: 1, worstCaseMicros: 1, takeRequest: true });
+    await expect(states[2]!.admit({ accountId, tier: two, promptTokens: 1, worstCaseMicros: 1, takeRequest: true })).rejects.toBeInstanceOf(RateLimitedError);
+    await states[0]!.settle(first, two, 0, record(accountId, 1));
+    await states[2]!.admit({ accountId, tier: two, promptTokens: 1, worstCaseMicros: 1, takeRequest: true });
+  });
+
+  it('tokens per minute takes prompts at admission and completions at settlement', async () => {
+    const accountId = await newAccount(1_000_000);
+    const small = tier({ tpm: 100 });
+    const admission = await states[0]!.admit({ accountId, tier: small, promptTokens: 60, worstCaseMicros: 1, takeRequest: true });
+    await states[0]!.settle(admission, small, 30, record(accountId, 1));
+    await expect(states[1]!.admit({ accountId, tier: small, promptTokens: 20, worstCaseMicros: 1, takeRequest: true })).rejects.toBeInstanceOf(RateLimitedError);
+    await states[1]!.admit({ accountId, tier: small, promptTokens: 10, worstCaseMicros: 1, takeRequest: true });
+  });
+});
