@@ -13,6 +13,7 @@ import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { apiRoutes } from './http/routes/api.js';
 import { webAppRoutes } from './http/routes/web-app.js';
+import { MemoryGate, type Gate } from './billing/gate.js';
 import { MemoryCreditBook } from './billing/reservations.js';
 import { Tiers } from './billing/tiers.js';
 import { UsageWriter } from './billing/usage-writer.js';
@@ -38,21 +39,22 @@ export interface AppServices {
   keyCache: KeyCache;
   authenticator: Authenticator;
   tiers: Tiers;
-  limits: AccountLimits;
-  credits: MemoryCreditBook;
-  writer: UsageWriter;
+  /** Limits and credits: in this process, or in Redis in shared mode. */
+  gate: Gate;
 }
 
 export interface AppDeps {
   store: Store;
+  /** Shared mode's gate (shared/connect.ts); in this process when absent. */
+  gate?: Gate;
   /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
   changePollMs?: number;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Queued usage and charges; tests flush it to read the store. */
-    usageWriter: UsageWriter;
+    /** Limits, credits and settled usage; tests flush it to read the store. */
+    gate: Gate;
   }
 }
 
@@ -83,10 +85,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
-  const credits = new MemoryCreditBook(store);
   const metrics = new Metrics();
-  const writer = new UsageWriter(store, credits, { observer: metrics, onError: (err) => app.log.error({ err }, 'usage flush failed') });
-  metrics.watchUsageQueue(() => writer.pending);
+  const gate = deps.gate ?? memoryGate(store, metrics, (err) => app.log.error({ err }, 'usage flush failed'));
+  metrics.watchUsageQueue(() => gate.pendingUsage);
   const services: AppServices = {
     config,
     store,
@@ -94,9 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     keyCache,
     authenticator: new Authenticator(store, keyCache, lastUsed),
     tiers: new Tiers(config),
-    limits: new AccountLimits(new MemoryLimiter(), new MemoryLimiter()),
-    credits,
-    writer,
+    gate,
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -124,7 +123,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     (event) => {
       if (event.kind === 'key') keyCache.forgetKey(event.subjectId);
       else if (event.kind === 'account') keyCache.forgetAccount(event.subjectId);
-      else void credits.reload(event.subjectId).catch((err: unknown) => app.log.error({ err }, 'balance reload failed'));
+      else void gate.balanceChanged(event.subjectId).catch((err: unknown) => app.log.error({ err }, 'balance reload failed'));
     },
     (err) => app.log.error({ err }, 'change feed poll failed'),
     deps.changePollMs,
@@ -135,18 +134,24 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   flushTimer.unref();
 
   app.decorate('changeFeed', changeFeed);
-  app.decorate('usageWriter', writer);
+  app.decorate('gate', gate);
   app.addHook('onReady', async () => {
     await changeFeed.start();
-    writer.start();
+    await gate.start();
   });
   // onClose runs after in-flight requests finished, so every settled charge is queued.
   app.addHook('onClose', async () => {
     clearInterval(flushTimer);
     await changeFeed.stop();
-    await Promise.all([lastUsed.flush(), writer.close(), services.catalog.close()]);
+    await Promise.all([lastUsed.flush(), gate.close(), services.catalog.close()]);
   });
   return app;
+}
+
+function memoryGate(store: Store, metrics: Metrics, onError: (err: unknown) => void): Gate {
+  const credits = new MemoryCreditBook(store);
+  const writer = new UsageWriter(store, credits, { observer: metrics, onError });
+  return new MemoryGate(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer);
 }
 
 function tlsOptions(config: Config): Record<string, unknown> {

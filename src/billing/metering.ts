@@ -1,19 +1,11 @@
 // One chat request's bill, from reservation to settlement (request path steps 6 and 8).
-import type { AccountLimits } from '../limits/account-limits.js';
 import type { Usage } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { isoNow } from '../store/clock.js';
 import { newTimeOrderedId } from '../store/ids.js';
 import { costMicros } from './pricing.js';
-import type { CreditBook, Reservation } from './reservations.js';
+import type { Pass } from './gate.js';
 import type { Tier } from './tiers.js';
-import type { UsageWriter } from './usage-writer.js';
-
-export interface MeteringDeps {
-  credits: CreditBook;
-  writer: UsageWriter;
-  limits: AccountLimits;
-}
 
 export interface RequestIdentity {
   requestId: string;
@@ -34,10 +26,8 @@ export class MeteredRequest {
   private done = false;
 
   constructor(
-    private readonly deps: MeteringDeps,
     private readonly identity: RequestIdentity,
-    private readonly reservation: Reservation,
-    private readonly releaseSlot: () => void,
+    private readonly pass: Pass,
   ) {}
 
   /**
@@ -48,12 +38,9 @@ export class MeteredRequest {
   finish(usage: Usage, status: number, finishReason: string | null): void {
     if (this.done) return;
     this.done = true;
-    const { identity, deps } = this;
-    const cost = Math.min(costMicros(identity.model, usage.promptTokens, usage.completionTokens), this.reservation.amountMicros);
-    deps.credits.settle(this.reservation, cost);
-    deps.limits.chargeTokens(identity.accountId, identity.tier, usage.completionTokens);
-    this.releaseSlot();
-    deps.writer.enqueue({
+    const { identity } = this;
+    const cost = Math.min(costMicros(identity.model, usage.promptTokens, usage.completionTokens), this.pass.reservedMicros);
+    this.pass.settle(usage.completionTokens, {
       id: newTimeOrderedId('usage'),
       requestId: identity.requestId,
       accountId: identity.accountId,

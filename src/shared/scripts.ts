@@ -120,6 +120,17 @@ return {1, limit, remaining(new_tat, interval), reset_sec(new_tat), 0}
 `;
 
 /**
+ * The state of an account's limits, taking nothing.
+ * KEYS: rpm, tpm, slots. ARGV: rpm, tpm.
+ * Returns {rpm remaining, rpm reset, tpm remaining, tpm reset, slots in use}.
+ */
+export const LIMITS = `${PRELUDE}
+local rpm_ok, rpm_new, rpm_tat, rpm_interval = gcra(KEYS[1], tonumber(ARGV[1]), 0)
+local tpm_ok, tpm_new, tpm_tat, tpm_interval = gcra(KEYS[2], tonumber(ARGV[2]), 0)
+return {remaining(rpm_tat, rpm_interval), reset_sec(rpm_tat), remaining(tpm_tat, tpm_interval), reset_sec(tpm_tat), redis.call('ZCOUNT', KEYS[3], now, '+inf')}
+`;
+
+/**
  * Settlement: the reservation and slot released, completion tokens added to tokens per
  * minute, the cost pending, and the usage record appended to the stream for the store.
  * KEYS: credit, leases, amounts, slots, tpm, stream

@@ -7,15 +7,18 @@ import type { Redis } from 'ioredis';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError, type RateLimitState } from '../errors.js';
+import type { LimitsSnapshot } from '../limits/account-limits.js';
+import type { RateLimitDecision } from '../limits/limiter.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { LuaScript } from './lua-script.js';
-import { ACK, ADMIT, MIRROR, RENEW, SETTLE, TAKE_REQUEST } from './scripts.js';
+import { ACK, ADMIT, LIMITS, MIRROR, RENEW, SETTLE, TAKE_REQUEST } from './scripts.js';
 
 const admitScript = new LuaScript(ADMIT);
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const settleScript = new LuaScript(SETTLE);
 const mirrorScript = new LuaScript(MIRROR);
 const renewScript = new LuaScript(RENEW);
+const limitsScript = new LuaScript(LIMITS);
 export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
@@ -170,9 +173,17 @@ export class SharedState {
     return { balanceMicros: Number(stored) - Number(pending ?? 0), reservedMicros: Number(reserved ?? 0) };
   }
 
-  /** Concurrency slots in use now, across instances (expired ones not counted). */
-  async slotsInUse(accountId: string): Promise<number> {
-    return this.redis.zcount(this.keys(accountId).slots, Date.now(), '+inf');
+  /** The account's limits across instances, taking nothing. */
+  async limits(accountId: string, tier: Tier): Promise<LimitsSnapshot> {
+    const keys = this.keys(accountId);
+    const { rpm, tpm, concurrency } = tier.config;
+    const [rpmLeft, rpmReset, tpmLeft, tpmReset, inUse] = (await limitsScript.run(this.redis, [keys.rpm, keys.tpm, keys.slots], [rpm, tpm])) as number[];
+    const state = (limit: number, remaining: number, resetAtUnixSec: number): RateLimitDecision => ({ allowed: true, limit, remaining, resetAtUnixSec, retryAfterSec: 0 });
+    return {
+      requests: state(rpm, rpmLeft!, rpmReset!),
+      tokens: state(tpm, tpmLeft!, tpmReset!),
+      concurrency: { limit: concurrency, inUse: inUse! },
+    };
   }
 
   private async renewLeases(): Promise<void> {

@@ -13,7 +13,7 @@ const ledgerQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).de
 const redeemBody = z.object({ code: z.string().trim().min(1, 'Enter a code.').max(100) });
 
 export function billingRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
-  const { store, tiers, keyCache, credits } = services;
+  const { store, tiers, keyCache, gate } = services;
   const { redeemPerAccount } = services.throttles;
 
   dashboard.get('/plans', async (request) => {
@@ -61,9 +61,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
       if (result.outcome === 'already_redeemed') throw new DashboardError(409, 'This code has already been redeemed.');
       throw new DashboardError(404, 'Unknown code.');
     }
-    // The API spends from the in-process book: it re-reads the balance now, as the change
-    // feed makes every other instance do.
-    await credits.reload(account.id);
+    // The API spends from the gate's balance: it is read again now, as the change feed
+    // makes every other instance do.
+    await gate.balanceChanged(account.id);
     return { creditedMicros: result.amountMicros, balanceMicros: result.balanceMicros };
   });
 }

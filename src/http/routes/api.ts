@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from '../../app.js';
 import type { Principal } from '../../auth/authenticate.js';
 import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
-import { andThen } from '../../maybe-promise.js';
+import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { chatCompletionsRoute } from './chat-completions.js';
@@ -14,6 +14,10 @@ export interface ApiPrincipal extends Principal {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes its request per minute at admission (Gate.requestsAtAdmission). */
+    admitsRequest?: boolean;
+  }
   interface FastifyRequest {
     principal: ApiPrincipal | null;
     /** The JSON body as the client sent it, for upstreams (forwarded without serializing it again). */
@@ -54,29 +58,24 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     // Callback style, not async: with key and account cached the hook finishes without a
     // promise, which on this path is measurably cheaper.
     api.addHook('onRequest', (request, reply, done) => {
-      const admit = (principal: ApiPrincipal): void => {
+      // In shared mode a chat request's request per minute is taken with its admission.
+      const deferRequest = services.gate.requestsAtAdmission && request.routeOptions.config.admitsRequest === true;
+      const admit = (principal: ApiPrincipal): MaybePromise<void> => {
         request.principal = principal;
-        reply.headers(rateLimitHeaders(services.limits.takeRequest(principal.account.id, principal.tier)));
+        if (deferRequest) return undefined;
+        return andThen(services.gate.takeRequest(principal.account.id, principal.tier), (state) => {
+          reply.headers(rateLimitHeaders(state));
+        });
       };
-      let principal: ApiPrincipal | Promise<ApiPrincipal>;
+      let admitted: MaybePromise<void>;
       try {
-        principal = authenticateForApi(services, request.headers.authorization);
-        if (!(principal instanceof Promise)) {
-          admit(principal);
-          return done();
-        }
+        admitted = andThen(authenticateForApi(services, request.headers.authorization), admit);
       } catch (err) {
         return done(err as Error);
       }
-      principal.then(
-        (loaded) => {
-          try {
-            admit(loaded);
-            done();
-          } catch (err) {
-            done(err as Error);
-          }
-        },
+      if (!(admitted instanceof Promise)) return done();
+      admitted.then(
+        () => done(),
         (err: unknown) => done(err as Error),
       );
     });

@@ -13,9 +13,9 @@ export function billingSubscriptionRoute(app: FastifyInstance, services: AppServ
     const { account } = await services.authenticator.authenticate(request.headers.authorization);
     if (account.status !== 'active') throw new ForbiddenError('account_suspended');
     const tier = services.tiers.of(account);
-    const limits = services.limits.snapshot(account.id, tier);
+    const limits = await services.gate.limits(account.id, tier);
     reply.headers(rateLimitHeaders(limits.requests));
-    const { balanceMicros, reservedMicros } = await services.credits.snapshot(account.id);
+    const { balanceMicros, reservedMicros } = await services.gate.snapshot(account.id);
 
     return {
       object: 'billing.subscription',

@@ -1,10 +1,9 @@
 // POST chat/completions: the recipe of the request path, each step delegated to its domain.
-// Steps 1–3 (key, account and subscription, requests per minute) ran in the API plugin's
-// onRequest hook; this route takes it from the body on.
+// Steps 1–3 (key, account and subscription, requests per minute unless the gate takes it
+// at admission) ran in the API plugin's onRequest hook; this route takes it from the body on.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../app.js';
 import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
-import type { Reservation } from '../../billing/reservations.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
@@ -13,6 +12,7 @@ import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import type { BackendCall, ChatBackend, ClientLink, CompletionResult } from '../../models/backend.js';
 import type { ModelEntry } from '../../models/catalog.js';
 import { isExpectedError, renderError, renderStreamError } from '../error-reply.js';
+import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { EventStream } from '../sse.js';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -23,14 +23,12 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
   // Not an async function: an instant answer (echo) goes out without an await, which on
   // this path costs more than the answer itself. Sync throws reach the error handler
   // just like rejections.
-  api.post('/chat/completions', (request, reply) => {
+  api.post('/chat/completions', { config: { admitsRequest: true } }, (request, reply) => {
     const { key, account, tier } = request.principal!;
-    const releaseSlot = services.limits.acquireSlot(account.id, tier);
-    let promptTokensTaken = 0;
+    const pass = services.gate.open(account.id, tier);
     // A request refused before it reaches a model gives back what it took.
     const refuse = (err: unknown): never => {
-      services.limits.refundTokens(account.id, tier, promptTokensTaken);
-      releaseSlot();
+      pass.refuse();
       throw err;
     };
     let admitted: MaybePromise<Admitted>;
@@ -41,25 +39,21 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       assertTierAllowsModel(tier, model.id);
       // Counting a long prompt is the costliest step before the model: an account with
       // nothing left is refused before it.
-      admitted = andThen(services.credits.requireCredit(account.id), () =>
-        andThen(planTokens(chat, model), (plan) => {
-          services.limits.takeTokens(account.id, tier, plan.promptTokens);
-          promptTokensTaken = plan.promptTokens;
-          const worstCase = worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens);
-          return andThen(services.credits.reserve(account.id, worstCase), (reservation): Admitted => ({
-            model,
-            reservation,
-            call: backendCall(chat, request.rawJson, model.id, plan, reply),
-          }));
-        }),
+      admitted = andThen(pass.requireCredit(), () =>
+        andThen(planTokens(chat, model), (plan) =>
+          andThen(pass.admit(plan.promptTokens, worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens)), (requests): Admitted => {
+            if (requests) reply.headers(rateLimitHeaders(requests));
+            return { model, call: backendCall(chat, request.rawJson, model.id, plan, reply) };
+          }),
+        ),
       );
     } catch (err) {
       return refuse(err);
     }
 
-    const begin = ({ model, reservation, call }: Admitted): string | Promise<string | FastifyReply> => {
+    const begin = ({ model, call }: Admitted): string | Promise<string | FastifyReply> => {
       const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
-      const metered = new MeteredRequest(services, identity, reservation, releaseSlot);
+      const metered = new MeteredRequest(identity, pass);
       if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered);
       reply.type('application/json; charset=utf-8');
       return completeNow(model.backend, call, metered);
@@ -72,7 +66,6 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
 /** A request past every check, with its credits reserved, ready for its backend. */
 interface Admitted {
   model: ModelEntry;
-  reservation: Reservation;
   call: BackendCall;
 }
 

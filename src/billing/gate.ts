@@ -1,0 +1,144 @@
+// Where a request's limits and credits are decided: in this process (MemoryGate, one
+// instance) or in Redis (shared/shared-gate.ts, many instances). The route sees only a
+// Pass: taken at the start of a chat request, admitted before the model, settled after it.
+import type { RateLimitState } from '../errors.js';
+import type { AccountLimits, LimitsSnapshot } from '../limits/account-limits.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
+import type { UsageRecord } from '../store/store.js';
+import type { BalanceSnapshot, MemoryCreditBook, Reservation } from './reservations.js';
+import type { Tier } from './tiers.js';
+import type { UsageWriter } from './usage-writer.js';
+
+export interface Gate {
+  /**
+   * True when a chat request's request-per-minute is taken with its admission (one round
+   * trip), so the API's onRequest hook leaves it alone for that route.
+   */
+  readonly requestsAtAdmission: boolean;
+  /** One request of the tier's requests per minute, or 429. */
+  takeRequest(accountId: string, tier: Tier): MaybePromise<RateLimitState>;
+  /** A chat request starts (in memory: its concurrency slot, or 429). */
+  open(accountId: string, tier: Tier): Pass;
+  snapshot(accountId: string): Promise<BalanceSnapshot>;
+  limits(accountId: string, tier: Tier): MaybePromise<LimitsSnapshot>;
+  /** The stored balance changed (a grant, a redemption, another instance): read it again. */
+  balanceChanged(accountId: string): Promise<void>;
+  start(): Promise<void>;
+  /** Writes settled usage to the store now (tests, shutdown). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  /** Settled records not yet in the store, for /metrics. */
+  readonly pendingUsage: number;
+}
+
+/** One chat request's hold on its account's limits and credits. */
+export interface Pass {
+  /** 402 when nothing is available, before a request does costly work (counting a long prompt). */
+  requireCredit(): MaybePromise<void>;
+  /**
+   * The prompt against tokens per minute and the worst case reserved (in shared mode also
+   * the slot and the request per minute), or 429/402 having taken nothing. Returns the
+   * requests-per-minute state when it was decided here.
+   */
+  admit(promptTokens: number, worstCaseMicros: number): MaybePromise<RateLimitState | undefined>;
+  /** What admit reserved. */
+  readonly reservedMicros: number;
+  /** Refused before the model: give back what was taken. Safe to call more than once. */
+  refuse(): void;
+  /** The backend is done: release, charge `record.costMicros` (at most reservedMicros), queue the record. Once. */
+  settle(completionTokens: number, record: UsageRecord): void;
+}
+
+export class MemoryGate implements Gate {
+  readonly requestsAtAdmission = false;
+
+  constructor(
+    private readonly limitsOf: AccountLimits,
+    readonly credits: MemoryCreditBook,
+    private readonly writer: UsageWriter,
+  ) {}
+
+  takeRequest(accountId: string, tier: Tier): RateLimitState {
+    return this.limitsOf.takeRequest(accountId, tier);
+  }
+
+  open(accountId: string, tier: Tier): Pass {
+    return new MemoryPass(this.limitsOf, this.credits, this.writer, accountId, tier);
+  }
+
+  snapshot(accountId: string): Promise<BalanceSnapshot> {
+    return this.credits.snapshot(accountId);
+  }
+
+  limits(accountId: string, tier: Tier): LimitsSnapshot {
+    return this.limitsOf.snapshot(accountId, tier);
+  }
+
+  balanceChanged(accountId: string): Promise<void> {
+    return this.credits.reload(accountId);
+  }
+
+  async start(): Promise<void> {
+    this.writer.start();
+  }
+
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+
+  get pendingUsage(): number {
+    return this.writer.pending;
+  }
+}
+
+class MemoryPass implements Pass {
+  private readonly releaseSlot: () => void;
+  private tokensTaken = 0;
+  private reservation: Reservation | undefined;
+
+  constructor(
+    private readonly limits: AccountLimits,
+    private readonly credits: MemoryCreditBook,
+    private readonly writer: UsageWriter,
+    private readonly accountId: string,
+    private readonly tier: Tier,
+  ) {
+    // First, before the body is even validated: the slot bounds the work one account can
+    // have running, counting long prompts included.
+    this.releaseSlot = limits.acquireSlot(accountId, tier);
+  }
+
+  get reservedMicros(): number {
+    return this.reservation?.amountMicros ?? 0;
+  }
+
+  requireCredit(): MaybePromise<void> {
+    return this.credits.requireCredit(this.accountId);
+  }
+
+  admit(promptTokens: number, worstCaseMicros: number): MaybePromise<undefined> {
+    this.limits.takeTokens(this.accountId, this.tier, promptTokens);
+    this.tokensTaken = promptTokens;
+    return andThen(this.credits.reserve(this.accountId, worstCaseMicros), (reservation) => {
+      this.reservation = reservation;
+      return undefined;
+    });
+  }
+
+  refuse(): void {
+    this.limits.refundTokens(this.accountId, this.tier, this.tokensTaken);
+    this.tokensTaken = 0;
+    this.releaseSlot();
+  }
+
+  settle(completionTokens: number, record: UsageRecord): void {
+    if (this.reservation) this.credits.settle(this.reservation, record.costMicros);
+    this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
+    this.releaseSlot();
+    this.writer.enqueue(record);
+  }
+}
