@@ -3,6 +3,7 @@
 import { buildApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { assertSecureTransport } from '../http/transport-policy.js';
+import { openSharedGate } from '../shared/connect.js';
 import { openStore } from '../store/kysely-store.js';
 import { storeLocation, type CliIo } from './context.js';
 import { seedDemoAccount } from './seed-demo.js';
@@ -13,9 +14,11 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   await store.migrate();
   const seeded = await seedDemoAccount(store, config);
 
-  const app = await buildApp(config, { store });
+  // Shared mode: limits, credits and usage in Redis, so instances on one PostgreSQL act as one.
+  const gate = config.redis.url ? await openSharedGate(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) }) : undefined;
+  const app = await buildApp(config, { store, gate });
   const address = await app.listen({ host: config.server.host, port: config.server.port });
-  io.out(`lmgate listening on ${address} (store: ${store.dialect})`);
+  io.out(`lmgate listening on ${address} (store: ${store.dialect}${gate ? ', shared state: redis' : ''})`);
   io.out(`  OpenAI base URL: ${address}/v1`);
   io.out(`  Dashboard:       ${address}/`);
   if (seeded) {

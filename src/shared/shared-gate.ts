@@ -22,6 +22,8 @@ export class SharedGate implements Gate {
     readonly state: SharedState,
     private readonly writer: UsageStreamWriter,
     private readonly onError: (err: unknown) => void,
+    /** Closes the Redis connections, once the last usage is in the store. */
+    private readonly disconnect: () => void = () => undefined,
   ) {}
 
   takeRequest(accountId: string, tier: Tier): Promise<RateLimitState> {
@@ -56,7 +58,11 @@ export class SharedGate implements Gate {
 
   async close(): Promise<void> {
     this.state.stop();
-    await this.writer.close();
+    try {
+      await this.writer.close();
+    } finally {
+      this.disconnect();
+    }
   }
 
   get pendingUsage(): number {

@@ -1,0 +1,98 @@
+// Several lmgate instances in shared mode on loopback: one PostgreSQL database, one Redis
+// (under a prefix of the suite's own), each instance with its own Fastify app, port, store
+// handle and Redis connections, as separate processes would have.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import OpenAI from 'openai';
+import { buildApp } from '../../src/app.js';
+import { createApiKey } from '../../src/auth/keys.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { openSharedGate } from '../../src/shared/connect.js';
+import { openStore } from '../../src/store/kysely-store.js';
+import type { Account, Store } from '../../src/store/store.js';
+import { createTestDatabase } from './postgres.js';
+import { TEST_REDIS_URL, testRedis } from './redis.js';
+
+export interface Instance {
+  app: FastifyInstance;
+  store: Store;
+  baseURL: string;
+  origin: string;
+  client(apiKey: string): OpenAI;
+}
+
+export interface TestCluster {
+  instances: Instance[];
+  config: Config;
+  /** A handle on the database of its own (the CLI, an operator). */
+  store: Store;
+  createAccount(options: { micros: number; tier?: string }): Promise<{ account: Account; apiKey: string }>;
+  /** Every instance writes its settled usage to the store now. */
+  flushUsage(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startCluster(size: number, overrides: Record<string, unknown> = {}): Promise<TestCluster> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-cluster-'));
+  const database = await createTestDatabase();
+  const redis = testRedis();
+  const config = loadConfig({
+    env: {},
+    cwd: dataDir,
+    overrides: {
+      log: { level: 'silent' },
+      store: { data_dir: dataDir, database_url: database.url },
+      redis: { url: TEST_REDIS_URL },
+      server: { port: 0 },
+      ...overrides,
+    },
+  });
+  const location = { databaseUrl: database.url, sqlitePath: '/nonexistent' };
+  const store = openStore(location);
+  await store.migrate();
+  const instances: Instance[] = [];
+  for (let i = 0; i < size; i++) {
+    const instanceStore = openStore(location);
+    const gate = await openSharedGate(config, instanceStore, { prefix: redis.prefix, onError: () => undefined });
+    const app = await buildApp(config, { store: instanceStore, gate, changePollMs: 50 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    const origin = `http://127.0.0.1:${address.port}`;
+    instances.push({
+      app,
+      store: instanceStore,
+      origin,
+      baseURL: `${origin}/v1`,
+      client: (apiKey) => new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, timeout: 20_000 }),
+    });
+  }
+  let accounts = 0;
+  return {
+    instances,
+    config,
+    store,
+    async createAccount({ micros, tier }) {
+      const account = await store.createAccount({ email: `cluster${++accounts}-${process.pid}@example.test`, tier: tier ?? config.default_tier });
+      if (micros > 0) await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: micros, reason: 'test' });
+      const { secret } = await createApiKey(store, account.id, 'test');
+      return { account, apiKey: secret };
+    },
+    flushUsage: async () => {
+      for (const instance of instances) await instance.app.gate.flush();
+    },
+    async close() {
+      for (const instance of instances) {
+        await instance.app.close();
+        await instance.store.close();
+      }
+      await store.close();
+      await redis.cleanup();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
