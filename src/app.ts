@@ -22,6 +22,7 @@ import { AccountLimits } from './limits/account-limits.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ModelCatalog } from './models/catalog.js';
 import { Metrics } from './observability/metrics.js';
+import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
 import type { Store } from './store/store.js';
 
@@ -111,6 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(apiPlugin, { prefix: '/api/v1' });
   billingSubscriptionRoute(app, services);
   metricsRoute(app, config, metrics);
+  healthRoutes(app, services);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.

@@ -177,6 +177,16 @@ export class NoBackendAvailableError extends LmgateError {
   }
 }
 
+/**
+ * Shared mode cannot reach Redis (down, or slower than the command timeout). Metered
+ * requests are refused rather than admitted without the shared balance: never an overdraft.
+ */
+export class SharedStateUnavailableError extends LmgateError {
+  constructor(options?: { cause?: unknown }) {
+    super(503, 'shared state (Redis) unavailable', options);
+  }
+}
+
 export class UpstreamTimeoutError extends LmgateError {
   constructor(detail: string, options?: { cause?: unknown }) {
     super(504, detail, options);

@@ -29,6 +29,8 @@ export interface Gate {
   close(): Promise<void>;
   /** Settled records not yet in the store, for /metrics. */
   readonly pendingUsage: number;
+  /** Whether the shared state answers (shared mode only), for /readyz. */
+  ping?(): Promise<unknown>;
 }
 
 /** One chat request's hold on its account's limits and credits. */

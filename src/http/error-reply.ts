@@ -17,6 +17,7 @@ import {
   RateLimitedError,
   RequestTimeoutError,
   RouteNotFoundError,
+  SharedStateUnavailableError,
   UnauthenticatedError,
   UnsupportedContentEncodingError,
   UnsupportedMediaTypeError,
@@ -97,6 +98,11 @@ export function renderError(err: unknown, requestId: string): ErrorReply {
   if (known instanceof BadUpstreamError) return unified(502, 'The model backend returned an invalid response.', requestId);
   if (known instanceof NoBackendAvailableError) {
     return unified(503, 'No model backend is available right now. Please try again later.', requestId);
+  }
+  if (known instanceof SharedStateUnavailableError) {
+    const reply = unified(503, 'The service is briefly unavailable. Please try again shortly.', requestId);
+    reply.headers['retry-after'] = '1';
+    return reply;
   }
   if (known instanceof UpstreamTimeoutError) return unified(504, 'The model backend did not answer in time.', requestId);
   return unified(known.status, SPEC_MESSAGES[500], requestId);

@@ -65,6 +65,10 @@ export class SharedGate implements Gate {
     }
   }
 
+  ping(): Promise<unknown> {
+    return this.state.redis.ping();
+  }
+
   get pendingUsage(): number {
     return 0; // waiting in the Redis stream, not in this process
   }

@@ -81,3 +81,42 @@ describe('limits across instances', () => {
     }
   });
 });
+
+describe('health, and an instance that loses Redis', () => {
+  it('/healthz is alive; /readyz checks the store and Redis', async () => {
+    const instance = cluster.instances[0]!;
+    const health = await fetch(`${instance.origin}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${instance.origin}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { store: 'ok', redis: 'ok' } });
+  });
+
+  it('refuses metered requests with 503 and Retry-After at once, and is not ready, while Redis is unreachable', async () => {
+    const { apiKey } = await cluster.createAccount({ micros: 1_000_000 });
+    const instance = cluster.instances[INSTANCES - 1]!;
+    const redis = (instance.app.gate as unknown as { state: { redis: { disconnect(): void; connect(): Promise<void> } } }).state.redis;
+    redis.disconnect();
+    try {
+      const started = performance.now();
+      const response = await fetch(`${instance.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'priced-echo', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      const body = (await response.json()) as { error: { code: number; message: string } };
+      expect(body.error).toMatchObject({ code: 503, message: 'The service is briefly unavailable. Please try again shortly.' });
+      const ready = await fetch(`${instance.origin}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ status: 'unavailable', checks: { store: 'ok', redis: 'failing' } });
+    } finally {
+      await redis.connect();
+    }
+    const answer = await instance.client(apiKey).chat.completions.create({ model: 'priced-echo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.choices[0]!.message.content).toBe('hi');
+  });
+});
