@@ -4,7 +4,8 @@
 // - upstream: a minimal mock model server measured directly, behind the thinnest node:http
 //   pass-through proxy, behind a minimal Fastify + undici proxy (the framework's floor), and
 //   behind lmgate; non-streaming and streaming, at concurrency 1
-//   (latency, time to first chunk) and at saturation (throughput, CPU per request).
+//   (latency, time to first chunk) and at saturation (throughput, CPU per request);
+// - shared mode: demo-echo on PostgreSQL and Redis beside the embedded defaults (shared.ts).
 // Scenarios run interleaved for several rounds and each figure is the median (VM noise).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { measureFirstChunk } from './first-chunk.js';
 import { cpuSeconds, hasTaskset, ROOT, startServer, type Server } from './processes.js';
+import { BENCH_REDIS_URL, createBenchDatabase, flushBenchRedis, printShared, sharedGroup, type BenchDatabase } from './shared.js';
 import { wrk, type WrkFigures } from './wrk.js';
 
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-bench-'));
   const servers: Server[] = [];
+  let database: BenchDatabase | undefined;
   const start = async (args: string[], env?: NodeJS.ProcessEnv): Promise<Server> => {
     const server = await startServer(args, env);
     servers.push(server);
@@ -54,8 +57,27 @@ async function main(): Promise<void> {
     const upstream = upstreamGroup({ direct: mock, passThrough, fastifyUndici, lmgate }, headers, dataDir);
     printDemo(demo, responseBytes);
     printUpstream(await upstream);
+
+    // Shared mode: the same config on PostgreSQL and Redis.
+    database = await createBenchDatabase();
+    await flushBenchRedis();
+    const sharedEnv = { ...env, DATABASE_URL: database.url, REDIS_URL: BENCH_REDIS_URL };
+    const sharedSecret = createKey(sharedEnv);
+    const shared = await start(['bin/lmgate.js', 'serve'], sharedEnv);
+    const sharedFigures = await sharedGroup(
+      [
+        { name: 'embedded (SQLite, in memory)', server: lmgate, headers },
+        { name: 'shared (PostgreSQL, Redis)', server: shared, headers: { ...headers, authorization: `Bearer ${sharedSecret}` } },
+      ],
+      JSON.stringify({ model: 'demo-echo', messages: MESSAGES }),
+      { connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC, rounds: ROUNDS, scriptDir: dataDir },
+    );
+    printShared(sharedFigures, describeRounds());
   } finally {
     for (const server of servers) server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await database?.drop();
+    await flushBenchRedis();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
