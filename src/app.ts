@@ -141,8 +141,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await changeFeed.start();
     await gate.start();
   });
+  // Node closes the connections idle when closing starts; one whose request finishes later
+  // would stay open until its keep-alive timeout (72 s) and hold the shutdown that long.
+  let idleSweep: NodeJS.Timeout | undefined;
+  app.addHook('preClose', (done) => {
+    idleSweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    done();
+  });
   // onClose runs after in-flight requests finished, so every settled charge is queued.
   app.addHook('onClose', async () => {
+    clearInterval(idleSweep);
     clearInterval(flushTimer);
     await changeFeed.stop();
     await Promise.all([lastUsed.flush(), gate.close(), services.catalog.close()]);
