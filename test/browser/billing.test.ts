@@ -111,7 +111,8 @@ describe('billing', () => {
     expect(await plan('Free').getByRole('button', { name: 'Switch to Free' }).count()).toBe(1);
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
-    await page.getByRole('region', { name: 'Plan' }).getByText('Hobby').waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Plan' }).getByText('Hobby', { exact: true }).waitFor();
     expect(await page.getByRole('region', { name: 'Plan' }).innerText()).toMatch(/Requests per minute\s*120/);
     assertClean();
   });
