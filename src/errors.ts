@@ -1,12 +1,11 @@
-// The error family: what went wrong, with the data a renderer needs. How each one is
-// written on the wire (message, body shape, headers) lives only in http/error-reply.ts.
+// The error family: what went wrong, with the data a renderer needs. Each error carries a
+// `code` from one union (`ErrorCode`); its status, message and headers live only in the
+// table of http/error-table.ts, which the compiler holds to one row per code.
 
-export class LmgateError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+export abstract class LmgateError extends Error {
+  abstract readonly code: ErrorCode;
+
+  constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
   }
@@ -14,22 +13,28 @@ export class LmgateError extends Error {
 
 /** Authorization header missing or not of the form `Bearer <key>`. */
 export class UnauthenticatedError extends LmgateError {
+  readonly code = 'unauthenticated';
+
   constructor(reason: string) {
-    super(401, reason);
+    super(reason);
   }
 }
 
 /** Well-formed header, but the key fails its checksum or matches no stored key. */
 export class InvalidApiKeyError extends LmgateError {
+  readonly code = 'invalid_api_key';
+
   constructor() {
-    super(401, 'invalid api key');
+    super('invalid api key');
   }
 }
 
 /** The key exists and was revoked. */
 export class KeyRevokedError extends LmgateError {
+  readonly code = 'key_revoked';
+
   constructor() {
-    super(401, 'key revoked');
+    super('key revoked');
   }
 }
 
@@ -37,51 +42,65 @@ export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'm
 
 /** Authenticated, but the account may not do this (spec 5.7). */
 export class ForbiddenError extends LmgateError {
+  readonly code = 'forbidden';
+
   constructor(readonly reason: ForbiddenReason) {
-    super(403, reason);
+    super(reason);
   }
 }
 
 /** Available balance (balance − open reservations) cannot cover the worst case. */
 export class InsufficientCreditsError extends LmgateError {
+  readonly code = 'insufficient_credits';
+
   constructor(
     readonly neededMicros: number,
     readonly availableMicros: number,
   ) {
-    super(402, `needs ${neededMicros} micro-credits, ${availableMicros} available`);
+    super(`needs ${neededMicros} micro-credits, ${availableMicros} available`);
   }
 }
 
 export class ModelNotFoundError extends LmgateError {
+  readonly code = 'model_not_found';
+
   constructor(readonly model: string) {
-    super(404, `model ${JSON.stringify(model)} not found`);
+    super(`model ${JSON.stringify(model)} not found`);
   }
 }
 
 /** No route for this path (on any method). */
 export class RouteNotFoundError extends LmgateError {
+  readonly code = 'route_not_found';
+
   constructor(readonly path: string) {
-    super(404, `no route for ${path}`);
+    super(`no route for ${path}`);
   }
 }
 
 /** The path exists, but not for this method. */
 export class MethodNotAllowedError extends LmgateError {
+  readonly code = 'method_not_allowed';
+
   constructor(readonly allow: string[]) {
-    super(405, `method not allowed; allowed: ${allow.join(', ')}`);
+    super(`method not allowed; allowed: ${allow.join(', ')}`);
   }
 }
 
 /** One entry per invalid field, each a list of messages (spec 7, status 422). */
 export class ValidationError extends LmgateError {
+  readonly code = 'validation_failed';
+
   constructor(readonly fields: Record<string, string[]>) {
-    super(422, `invalid fields: ${Object.keys(fields).join(', ')}`);
+    super(`invalid fields: ${Object.keys(fields).join(', ')}`);
   }
 }
 
 export class MalformedJsonError extends LmgateError {
+  readonly code = 'malformed_json';
+
   constructor(cause?: unknown) {
-    super(400, 'malformed JSON body', { cause });
+    super('malformed JSON body', { cause });
   }
 }
 
@@ -96,42 +115,54 @@ export type MalformedRequestReason =
   | { kind: 'transfer_coding'; coding: string };
 
 export class MalformedRequestError extends LmgateError {
+  readonly code = 'malformed_request';
+
   constructor(readonly reason: MalformedRequestReason) {
-    super(400, `malformed request: ${reason.kind}`);
+    super(`malformed request: ${reason.kind}`);
   }
 }
 
 /** The body is compressed (Content-Encoding); request bodies are read as they are. */
 export class UnsupportedContentEncodingError extends LmgateError {
+  readonly code = 'unsupported_content_encoding';
+
   constructor(readonly encoding: string) {
-    super(415, `unsupported content encoding ${encoding}`);
+    super(`unsupported content encoding ${encoding}`);
   }
 }
 
 /** The request was not received in full within the server's timeouts. */
 export class RequestTimeoutError extends LmgateError {
+  readonly code = 'request_timeout';
+
   constructor() {
-    super(408, 'request not received in time');
+    super('request not received in time');
   }
 }
 
 /** The request line (URL), or a path parameter in it, is over its bound. */
 export class UriTooLongError extends LmgateError {
+  readonly code = 'uri_too_long';
+
   constructor() {
-    super(414, 'request URL too long');
+    super('request URL too long');
   }
 }
 
 /** The header section is over Node's header size limit. */
 export class HeadersTooLargeError extends LmgateError {
+  readonly code = 'headers_too_large';
+
   constructor() {
-    super(431, 'request headers too large');
+    super('request headers too large');
   }
 }
 
 export class UnsupportedMediaTypeError extends LmgateError {
+  readonly code = 'unsupported_media_type';
+
   constructor(readonly contentType: string | undefined) {
-    super(415, `unsupported content type ${contentType ?? '(none)'}`);
+    super(`unsupported content type ${contentType ?? '(none)'}`);
   }
 }
 
@@ -143,8 +174,10 @@ export interface StructureBound {
 
 /** The body is over the byte limit, or, when `bound` is set, over a bound on its structure. */
 export class PayloadTooLargeError extends LmgateError {
+  readonly code = 'payload_too_large';
+
   constructor(readonly bound?: StructureBound) {
-    super(413, bound ? `body over the ${bound.kind} limit of ${bound.limit}` : 'body over the configured limit');
+    super(bound ? `body over the ${bound.kind} limit of ${bound.limit}` : 'body over the configured limit');
   }
 }
 
@@ -155,25 +188,31 @@ export interface RateLimitState {
 }
 
 export class RateLimitedError extends LmgateError {
+  readonly code = 'rate_limited';
+
   constructor(
     readonly state: RateLimitState,
     readonly retryAfterSec: number,
   ) {
-    super(429, `rate limited; retry after ${retryAfterSec}s`);
+    super(`rate limited; retry after ${retryAfterSec}s`);
   }
 }
 
 /** An upstream answered with something unusable (5xx, malformed body). */
 export class BadUpstreamError extends LmgateError {
+  readonly code = 'bad_upstream';
+
   constructor(detail: string, options?: { cause?: unknown }) {
-    super(502, detail, options);
+    super(detail, options);
   }
 }
 
 /** No backend could take the request (all deployments down or cooling off). */
 export class NoBackendAvailableError extends LmgateError {
+  readonly code = 'no_backend_available';
+
   constructor(detail: string, options?: { cause?: unknown }) {
-    super(503, detail, options);
+    super(detail, options);
   }
 }
 
@@ -182,14 +221,18 @@ export class NoBackendAvailableError extends LmgateError {
  * requests are refused rather than admitted without the shared balance: never an overdraft.
  */
 export class SharedStateUnavailableError extends LmgateError {
+  readonly code = 'shared_state_unavailable';
+
   constructor(options?: { cause?: unknown }) {
-    super(503, 'shared state (Redis) unavailable', options);
+    super('shared state (Redis) unavailable', options);
   }
 }
 
 export class UpstreamTimeoutError extends LmgateError {
+  readonly code = 'upstream_timeout';
+
   constructor(detail: string, options?: { cause?: unknown }) {
-    super(504, detail, options);
+    super(detail, options);
   }
 }
 
@@ -198,7 +241,100 @@ export class UpstreamTimeoutError extends LmgateError {
  * everything else about the upstream (address, key) is not.
  */
 export class UpstreamRejectedError extends LmgateError {
-  constructor(status: number, readonly upstreamMessage: string) {
-    super(status, `upstream rejected the request: ${upstreamMessage}`);
+  readonly code = 'upstream_rejected';
+
+  constructor(
+    /** The upstream's own status, relayed as it is. */
+    readonly upstreamStatus: number,
+    readonly upstreamMessage: string,
+  ) {
+    super(`upstream rejected the request: ${upstreamMessage}`);
   }
 }
+
+/** The client went away before its answer was complete: status 499, nobody to tell. */
+export class ClientGoneError extends LmgateError {
+  readonly code = 'client_gone';
+
+  constructor() {
+    super('client disconnected');
+  }
+}
+
+/** One upstream deployment failed: try another (or, after the first chunk, end the stream). */
+export type FailureKind = 'unreachable' | 'busy' | 'bad_answer' | 'timeout';
+
+export class AttemptFailure extends LmgateError {
+  readonly code = 'attempt_failed';
+
+  constructor(
+    readonly kind: FailureKind,
+    /** Safe for a client: says what, never where. */
+    readonly detail: string,
+    where: string,
+    cause?: unknown,
+    /** A 429's Retry-After, in milliseconds. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(`${where}: ${detail}`, { cause });
+  }
+}
+
+/**
+ * A refusal of the dashboard's (or, later, the admin API's) that carries no data: a closed
+ * sign-up, a wrong password, a redeemed code. Its words for the person at the screen are
+ * in the error table.
+ */
+export type RefusalCode =
+  | 'cross_origin'
+  | 'csrf_invalid'
+  | 'unknown_plan'
+  | 'plan_needs_operator'
+  | 'code_expired'
+  | 'code_redeemed'
+  | 'code_unknown'
+  | 'key_not_found'
+  | 'sign_up_closed'
+  | 'wrong_credentials'
+  | 'wrong_current_password'
+  | 'email_taken';
+
+export class Refusal extends LmgateError {
+  constructor(readonly code: RefusalCode) {
+    super(code.replaceAll('_', ' '));
+  }
+}
+
+/** Every error the table renders; `ErrorCode` is the union of their codes. */
+export type KnownError =
+  | UnauthenticatedError
+  | InvalidApiKeyError
+  | KeyRevokedError
+  | ForbiddenError
+  | InsufficientCreditsError
+  | ModelNotFoundError
+  | RouteNotFoundError
+  | MethodNotAllowedError
+  | ValidationError
+  | MalformedJsonError
+  | MalformedRequestError
+  | UnsupportedContentEncodingError
+  | RequestTimeoutError
+  | UriTooLongError
+  | HeadersTooLargeError
+  | UnsupportedMediaTypeError
+  | PayloadTooLargeError
+  | RateLimitedError
+  | BadUpstreamError
+  | NoBackendAvailableError
+  | SharedStateUnavailableError
+  | UpstreamTimeoutError
+  | UpstreamRejectedError
+  | ClientGoneError
+  | AttemptFailure
+  | Refusal;
+
+export type ErrorCode = KnownError['code'];
+
+/** The error class (or classes) whose code is `C`. */
+export type ErrorOf<C extends ErrorCode> = KnownError extends infer E ? (E extends KnownError ? (C extends E['code'] ? E : never) : never) : never;

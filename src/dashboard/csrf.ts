@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Session } from '../store/store.js';
-import { DashboardError } from './dashboard-error.js';
+import { Refusal } from '../errors.js';
 
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -25,7 +25,7 @@ export function assertSameOrigin(request: FastifyRequest): void {
     // "null" (sandboxed frames, some redirects) or garbage: not this site.
   }
   if (originHost === undefined || originHost.toLowerCase() !== request.host.toLowerCase()) {
-    throw new DashboardError(403, 'Cross-origin request refused.');
+    throw new Refusal('cross_origin');
   }
 }
 
@@ -34,6 +34,6 @@ export function assertCsrfToken(request: FastifyRequest, session: Session): void
   const expected = Buffer.from(session.csrfToken);
   const actual = Buffer.from(typeof sent === 'string' ? sent : '');
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
-    throw new DashboardError(403, 'Missing or invalid CSRF token.');
+    throw new Refusal('csrf_invalid');
   }
 }

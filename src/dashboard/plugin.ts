@@ -3,13 +3,11 @@
 // Bearer-key API's hot path pays nothing for them.
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppServices } from '../app.js';
-import { MethodNotAllowedError, UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
+import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
+import { useErrorSurface } from '../http/error-handler.js';
 import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
-import { DashboardError } from './dashboard-error.js';
-import { renderDashboardError } from './error-reply.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -33,26 +31,9 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       parseJson(request, text, done);
     });
 
-    dashboard.setErrorHandler((err, request, reply) => {
-      const rendered = renderDashboardError(err, request.id);
-      if (rendered.status >= 500) request.log.error({ err, request_id: request.id }, 'unexpected error');
-      reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
-    });
-
-    // Unknown dashboard paths get the dashboard's 404 (the API's says "Model not found."),
-    // and known paths asked with the wrong method 405 with Allow, from this table.
-    const routeTable = FindMyWay();
-    dashboard.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat() as HTTPMethod[]) {
-        if (!routeTable.hasRoute(method, route.url)) routeTable.on(method, route.url, () => undefined);
-      }
-    });
-    dashboard.setNotFoundHandler(async (request) => {
-      const path = request.url.split('?')[0]!;
-      const allow = ROUTE_METHODS.filter((method) => routeTable.find(method, path) !== null);
-      if (allow.length > 0) throw new MethodNotAllowedError(allow);
-      throw new DashboardError(404, 'Not found.');
-    });
+    // Errors in the dashboard's words: its 404 is "Not found." (the API's says "Model not
+    // found."), and its 422 lists one entry per field for the forms.
+    useErrorSurface(dashboard, 'dashboard');
 
     // Before the body is read: where the call comes from, what it sends, and who makes it.
     dashboard.addHook('onRequest', async (request) => {
@@ -84,8 +65,6 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     billingRoutes(dashboard, context);
   };
 }
-
-const ROUTE_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** A body must be JSON: a form post from another site (text/plain, urlencoded) is refused. */
 function assertJsonBody(request: FastifyRequest): void {

@@ -1,13 +1,22 @@
 // Wires every failure into error-reply.ts: thrown errors, unknown paths, and known paths
-// asked with the wrong method (405 with Allow, from the table of registered routes).
+// asked with the wrong method (405 with Allow, from one table of registered routes). A
+// plugin scope with another surface (the dashboard) installs the same handlers with its own.
 import FindMyWay from 'find-my-way';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, RouteNotFoundError } from '../errors.js';
-import { isExpectedError, renderError, type ErrorReply } from './error-reply.js';
+import { logLevelOf, renderError, type ErrorReply, type Surface } from './error-reply.js';
 
 /** The methods lmgate serves on some path. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The methods some route answers on `path`, for 405's Allow. */
+    allowedMethods(path: string): string[];
+  }
+}
+
+/** On the root instance, before any route is registered. */
 export function installErrorHandling(app: FastifyInstance): void {
   // A shadow router holding every path with its methods, only consulted on a miss.
   const routeTable = FindMyWay({ ignoreTrailingSlash: false });
@@ -17,24 +26,34 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (!routeTable.hasRoute(method as 'GET', route.url)) routeTable.on(method as 'GET', route.url, () => undefined);
     }
   });
+  app.decorate('allowedMethods', (path: string) => HTTP_METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null));
+  useErrorSurface(app, 'api');
+}
 
-  app.setErrorHandler((err, request, reply) => {
-    if (!isExpectedError(err)) request.log.error({ err, request_id: request.id }, 'unexpected error');
-    if ((err as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+/** The error and not-found handlers of `scope`, rendering for `surface`. */
+export function useErrorSurface(scope: FastifyInstance, surface: Surface): void {
+  scope.setErrorHandler((err: FastifyError, request, reply) => {
+    logFailure(request, err);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // Fastify closes the connection after a body it did not read in full. Closing a socket
       // with unread bytes resets it, and the reset can destroy the 413 before the client
       // reads it; keeping the connection lets Node read the rest and discard it instead.
       reply.removeHeader('connection');
     }
-    send(reply, renderError(err, request.id));
+    send(reply, renderError(err, request.id, surface));
   });
-
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+  scope.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allow = HTTP_METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null);
+    const allow = scope.allowedMethods(path);
     const err = allow.length > 0 ? new MethodNotAllowedError(allow) : new RouteNotFoundError(path);
-    send(reply, renderError(err, request.id));
+    send(reply, renderError(err, request.id, surface));
   });
+}
+
+/** Unexpected errors at error level; others as their row says (a client gone at debug). */
+export function logFailure(request: FastifyRequest, err: unknown): void {
+  const level = logLevelOf(err);
+  if (level) request.log[level]({ err, request_id: request.id }, level === 'error' ? 'unexpected error' : (err as Error).message);
 }
 
 function send(reply: FastifyReply, rendered: ErrorReply): void {

@@ -36,14 +36,6 @@ export interface ClientLink {
   onAbort(listener: () => void): () => void;
 }
 
-/** What a backend rejects with when the client has gone. */
-export class ClientGoneError extends Error {
-  constructor() {
-    super('client disconnected');
-    this.name = 'ClientGoneError';
-  }
-}
-
 export interface CompletionResult {
   /** The `chat.completion` body as JSON text, sent as it is. */
   body: string;

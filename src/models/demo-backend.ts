@@ -13,15 +13,8 @@ import {
   type ChatRequest,
 } from '../chat/chat-request.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
-import {
-  ClientGoneError,
-  type BackendCall,
-  type ChatBackend,
-  type ChunkSink,
-  type CompletionResult,
-  type StreamResult,
-  type Usage,
-} from './backend.js';
+import { ClientGoneError } from '../errors.js';
+import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult, Usage } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { splitIntoTokens, splitIntoTokensBySegment } from './tokens.js';
 

@@ -8,9 +8,10 @@
 // garbage) move on to another deployment; after the first chunk has gone out the stream
 // ends with an error and the client is charged for what it got.
 import { Pool } from 'undici';
-import { ClientGoneError, type BackendCall, type ChatBackend, type ChunkSink, type CompletionResult, type StreamResult } from './backend.js';
+import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
-import { AttemptFailure, finalError } from './upstream/attempt-failure.js';
+import { finalError } from './upstream/attempt-failure.js';
+import { AttemptFailure, ClientGoneError } from '../errors.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
 import { CompletionExchange, StreamExchange, type Exchange } from './upstream/exchange.js';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusOf } from '../../src/http/error-reply.js';
 import { parseBearer } from '../../src/auth/bearer.js';
 import { generateApiKey } from '../../src/auth/api-key.js';
 import { UnauthenticatedError } from '../../src/errors.js';
@@ -38,7 +39,7 @@ describe('parseBearer', () => {
     try {
       parseBearer(header);
     } catch (err) {
-      expect((err as UnauthenticatedError).status).toBe(401);
+      expect(statusOf(err)).toBe(401);
     }
   });
 });

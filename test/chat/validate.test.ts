@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusOf } from '../../src/http/error-reply.js';
 import { validateChatRequest } from '../../src/chat/validate.js';
 import { ValidationError } from '../../src/errors.js';
 
@@ -172,7 +173,7 @@ describe('the body itself', () => {
     }
     expect(caught).toBeInstanceOf(ValidationError);
     const error = caught as ValidationError;
-    expect(error.status).toBe(422);
+    expect(statusOf(error)).toBe(422);
     expect(error.fields).toEqual({ body: ['must be a JSON object'] });
   });
 

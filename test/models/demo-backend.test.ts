@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatRequest } from '../../src/chat/chat-request.js';
-import { ClientGoneError, type BackendCall, type ChunkSink } from '../../src/models/backend.js';
+import { ClientGoneError } from '../../src/errors.js';
+import type { BackendCall, ChunkSink } from '../../src/models/backend.js';
 import { createDemoBackend } from '../../src/models/demo-backend.js';
 import { countTextTokens, splitIntoTokens } from '../../src/models/tokens.js';
 import { clientLinkOf } from '../helpers/client-link.js';

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { statusOf } from '../../src/http/error-reply.js';
 import type { ChatRequest } from '../../src/chat/chat-request.js';
 import {
   BadUpstreamError,
@@ -184,7 +185,7 @@ describe('non-streaming', () => {
     const backend = backendFor([deployment(fake.url, { timeouts: { connectMs: 1000, firstByteMs: 100, idleMs: 1000, totalMs: 300 } })]);
     const err = await rejection(backend.complete(call()));
     expect(err).toBeInstanceOf(UpstreamTimeoutError);
-    expect(err.status).toBe(504);
+    expect(statusOf(err)).toBe(504);
     expect(await fake.requests[0]!.closed).toBe(true);
   });
 
@@ -413,7 +414,7 @@ describe('failover before the first byte', () => {
     const backend = backendFor([deployment(await refusingUpstreamUrl()), deployment(await refusingUpstreamUrl())]);
     const err = await rejection(backend.complete(call()));
     expect(err).toBeInstanceOf(NoBackendAvailableError);
-    expect(err.status).toBe(503);
+    expect(statusOf(err)).toBe(503);
     expect(err.message).not.toContain('127.0.0.1');
   });
 
@@ -433,7 +434,7 @@ describe('failover before the first byte', () => {
     const backend = backendFor([deployment(first.url), deployment(second.url)]);
     const err = await rejection(backend.complete(call()));
     expect(err).toBeInstanceOf(BadUpstreamError);
-    expect(err.status).toBe(502);
+    expect(statusOf(err)).toBe(502);
     expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(1);
     expectNoSecrets(err, first.hostPort, second.hostPort);
@@ -452,7 +453,7 @@ describe('failover before the first byte', () => {
     const backend = backendFor([deployment(fake.url, { timeouts: { connectMs: 1000, firstByteMs: 150, idleMs: 1000, totalMs: 10_000 } })]);
     const err = await rejection(backend.stream(call({ stream: true }), collectingSink()));
     expect(err).toBeInstanceOf(UpstreamTimeoutError);
-    expect(err.status).toBe(504);
+    expect(statusOf(err)).toBe(504);
     expectNoSecrets(err, fake.hostPort);
   });
 
@@ -464,7 +465,7 @@ describe('failover before the first byte', () => {
     const second = backend.complete(call());
     const third = await rejection(backend.complete(call()));
     expect(third).toBeInstanceOf(NoBackendAvailableError);
-    expect(third.status).toBe(503);
+    expect(statusOf(third)).toBe(503);
     await Promise.all([first, second]);
     expect(slow.requests).toHaveLength(1);
     expect(alsoSlow.requests).toHaveLength(1);
@@ -476,7 +477,7 @@ describe('failover before the first byte', () => {
     const backend = backendFor([deployment(rejecting.url), deployment(other.url)]);
     const err = await rejection(backend.complete(call()));
     expect(err).toBeInstanceOf(UpstreamRejectedError);
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect((err as UpstreamRejectedError).upstreamMessage).toBe("'messages' must contain at least one user message");
     expect(other.requests).toHaveLength(0);
   });
@@ -502,7 +503,7 @@ describe('after the first byte', () => {
     const result = await backend.stream(call({ stream: true }), sink);
 
     expect(result.error).toBeInstanceOf(BadUpstreamError);
-    expect(result.error!.status).toBe(502);
+    expect(statusOf(result.error!)).toBe(502);
     expectNoSecrets(result.error!, fake.hostPort);
     expect(result.finishReason).toBeNull();
     const delivered = DEFAULT_PIECES.slice(0, 2).join('');
@@ -616,7 +617,7 @@ describe('circuit breaker', () => {
     for (let i = 0; i < 2; i++) expect(await rejection(backend.complete(call()))).toBeInstanceOf(BadUpstreamError);
     const err = await rejection(backend.complete(call()));
     expect(err).toBeInstanceOf(NoBackendAvailableError);
-    expect(err.status).toBe(503);
+    expect(statusOf(err)).toBe(503);
     expect(down.requests).toHaveLength(2);
   });
 

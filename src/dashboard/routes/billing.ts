@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../../billing/redemption-code.js';
 import { parseInput } from '../body.js';
-import { DashboardError } from '../dashboard-error.js';
+import { Refusal } from '../../errors.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { accountView, planView } from '../views.js';
 
@@ -26,9 +26,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     const { account } = signedIn(request);
     const { tier: name } = parseInput(planBody, request.body);
     const tier = tiers.list().find((candidate) => candidate.name === name);
-    if (!tier) throw new DashboardError(404, 'Unknown plan.');
+    if (!tier) throw new Refusal('unknown_plan');
     if (tier.config.subscription) {
-      throw new DashboardError(403, 'Paid plans are arranged by the operator. Please contact them to subscribe.');
+      throw new Refusal('plan_needs_operator');
     }
     const updated = await store.setAccountTier(account.id, tier.name);
     // The API's cached account (and so its tier and limits) changes now in this process;
@@ -57,9 +57,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
       : ({ outcome: 'unknown' } as const);
     if (result.outcome !== 'redeemed') {
       redeemPerAccount.recordFailure(account.id);
-      if (result.outcome === 'expired') throw new DashboardError(410, 'This code has expired.');
-      if (result.outcome === 'already_redeemed') throw new DashboardError(409, 'This code has already been redeemed.');
-      throw new DashboardError(404, 'Unknown code.');
+      if (result.outcome === 'expired') throw new Refusal('code_expired');
+      if (result.outcome === 'already_redeemed') throw new Refusal('code_redeemed');
+      throw new Refusal('code_unknown');
     }
     // The API spends from the gate's balance: it is read again now, as the change feed
     // makes every other instance do.

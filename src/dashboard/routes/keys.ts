@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createApiKey } from '../../auth/keys.js';
 import { parseInput } from '../body.js';
-import { DashboardError } from '../dashboard-error.js';
+import { Refusal } from '../../errors.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { keyView } from '../views.js';
 
@@ -25,7 +25,7 @@ export function keyRoutes(dashboard: FastifyInstance, services: DashboardService
 
   dashboard.delete<{ Params: { id: string } }>('/keys/:id', async (request) => {
     const key = await store.revokeAccountKey(signedIn(request).account.id, request.params.id);
-    if (!key) throw new DashboardError(404, 'Key not found.');
+    if (!key) throw new Refusal('key_not_found');
     // Effective at once in this process: the cache now holds the revoked key, so the next
     // call with it gets key_revoked without a store read. Other instances learn it from
     // the change event the store wrote.

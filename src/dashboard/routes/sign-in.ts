@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { creditsToMicros } from '../../billing/money.js';
 import { EmailTakenError, type Account } from '../../store/store.js';
 import { parseInput } from '../body.js';
-import { DashboardError } from '../dashboard-error.js';
+import { Refusal } from '../../errors.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
@@ -35,11 +35,11 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
   }));
 
   dashboard.post('/signup', { config: { public: true } }, async (request, reply) => {
-    if (!config.signup.open) throw new DashboardError(403, 'Sign-up is closed.');
+    if (!config.signup.open) throw new Refusal('sign_up_closed');
     signUpPerAddress.assertAllowed(request.ip);
     signUpPerAddress.recordFailure(request.ip);
     const input = parseInput(signUpBody, request.body);
-    if (await store.findAccount(input.email)) throw emailTaken();
+    if (await store.findAccount(input.email)) throw new Refusal('email_taken');
     let account: Account;
     try {
       account = await store.signUp({
@@ -50,7 +50,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
         creditsMicros: creditsToMicros(config.signup.credits),
       });
     } catch (err) {
-      if (err instanceof EmailTakenError) throw emailTaken();
+      if (err instanceof EmailTakenError) throw new Refusal('email_taken');
       throw err;
     }
     return reply.code(201).send(await startSession(request, reply, account));
@@ -68,7 +68,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     if (!account || !valid) {
       signInPerAddress.recordFailure(request.ip);
       signInPerAccount.recordFailure(accountKey);
-      throw new DashboardError(401, 'Invalid email or password.');
+      throw new Refusal('wrong_credentials');
     }
     signInPerAccount.forget(accountKey);
     return startSession(request, reply, account);
@@ -95,7 +95,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     const valid = passwordHash ? await verifyPassword(input.currentPassword, passwordHash) : await verifyAgainstDecoy(input.currentPassword);
     if (!valid) {
       signInPerAccount.recordFailure(account.email);
-      throw new DashboardError(403, 'Current password is incorrect.');
+      throw new Refusal('wrong_current_password');
     }
     await store.setPasswordHash(account.id, await hashPassword(input.newPassword));
     await sessions.endOthers(session);
@@ -117,8 +117,4 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     });
     return { account: accountView(account), csrfToken: session.csrfToken };
   }
-}
-
-function emailTaken(): DashboardError {
-  return new DashboardError(409, 'An account with this email already exists.');
 }

@@ -11,7 +11,8 @@ import { UnsupportedMediaTypeError } from '../../errors.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import type { BackendCall, ChatBackend, ClientLink, CompletionResult } from '../../models/backend.js';
 import type { ModelEntry } from '../../models/catalog.js';
-import { isExpectedError, renderError, renderStreamError } from '../error-reply.js';
+import { logFailure } from '../error-handler.js';
+import { renderError, renderStreamError, statusOf } from '../error-reply.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { EventStream } from '../sse.js';
 
@@ -143,12 +144,12 @@ function completeNow(backend: ChatBackend, call: BackendCall, metered: MeteredRe
   try {
     answer = backend.complete(call);
   } catch (err) {
-    metered.finish(NO_USAGE, statusOf(err, call), null);
+    metered.finish(NO_USAGE, statusAfter(err, call), null);
     throw err;
   }
   if (!(answer instanceof Promise)) return settle(answer);
   return answer.then(settle, (err: unknown) => {
-    metered.finish(NO_USAGE, statusOf(err, call), null);
+    metered.finish(NO_USAGE, statusAfter(err, call), null);
     throw err;
   });
 }
@@ -171,12 +172,12 @@ async function streamCompletion(
   const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>);
   try {
     const result = await backend.stream(call, events);
-    const status = result.error ? result.error.status : call.client.aborted ? CLIENT_CLOSED : 200;
+    const status = result.error ? statusOf(result.error) : call.client.aborted ? CLIENT_CLOSED : 200;
     metered.finish(result.usage, status, result.finishReason);
     events.end(result.error && renderStreamError(result.error, request.id));
   } catch (err) {
-    metered.finish(NO_USAGE, statusOf(err, call), null);
-    if (!isExpectedError(err)) request.log.error({ err, request_id: request.id }, 'stream failed');
+    metered.finish(NO_USAGE, statusAfter(err, call), null);
+    logFailure(request, err);
     if (events.hasStarted) {
       // The status line is gone: the failure becomes the stream's last event.
       events.end(renderStreamError(err, request.id));
@@ -189,9 +190,8 @@ async function streamCompletion(
   return reply;
 }
 
-function statusOf(err: unknown, call: BackendCall): number {
-  if (call.client.aborted) return CLIENT_CLOSED;
-  return typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+function statusAfter(err: unknown, call: BackendCall): number {
+  return call.client.aborted ? CLIENT_CLOSED : statusOf(err);
 }
 
 /** The spec's requests carry `Content-Type: application/json`; anything else is 415. */

@@ -1,29 +1,12 @@
 // What can go wrong with one deployment before the client has seen anything, and what the
 // client is told when every deployment has gone wrong.
-import { BadUpstreamError, NoBackendAvailableError, UpstreamTimeoutError, type LmgateError } from '../../errors.js';
+import { AttemptFailure, BadUpstreamError, NoBackendAvailableError, UpstreamTimeoutError, type LmgateError } from '../../errors.js';
 
-export type FailureKind = 'unreachable' | 'busy' | 'bad_answer' | 'timeout';
-
-/** One deployment failed: try another (or, after the first chunk, end the stream). */
-export class AttemptFailure extends Error {
-  constructor(
-    readonly kind: FailureKind,
-    /** Safe for a client: says what, never where. */
-    readonly detail: string,
-    where: string,
-    cause?: unknown,
-    /** A 429's Retry-After, in milliseconds. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(`${where}: ${detail}`, { cause });
-    this.name = 'AttemptFailure';
-  }
-
-  toLmgateError(): LmgateError {
-    return this.kind === 'timeout'
-      ? new UpstreamTimeoutError(this.detail, { cause: this })
-      : new BadUpstreamError(this.detail, { cause: this });
-  }
+/** A failure after the first chunk: the stream ends with it, no other deployment is tried. */
+export function midStreamError(failure: AttemptFailure): LmgateError {
+  return failure.kind === 'timeout'
+    ? new UpstreamTimeoutError(failure.detail, { cause: failure })
+    : new BadUpstreamError(failure.detail, { cause: failure });
 }
 
 /**

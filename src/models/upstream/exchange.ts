@@ -6,10 +6,10 @@
 // gone). Nothing about the upstream (address, key) goes into a message a client may see;
 // details go into `cause`, which only the log sees.
 import type { Dispatcher } from 'undici';
-import { UpstreamRejectedError } from '../../errors.js';
-import { ClientGoneError, type BackendCall, type ChunkSink, type CompletionResult, type StreamResult } from '../backend.js';
+import { AttemptFailure, ClientGoneError, UpstreamRejectedError } from '../../errors.js';
+import type { BackendCall, ChunkSink, CompletionResult, StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
-import { AttemptFailure, transportFailure } from './attempt-failure.js';
+import { transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
 import { StreamRelay } from './stream-relay.js';

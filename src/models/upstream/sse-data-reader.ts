@@ -1,7 +1,7 @@
 // Server-sent events from an upstream, split into the data of each event as the bytes
 // arrive.
 import { StringDecoder } from 'node:string_decoder';
-import { AttemptFailure } from './attempt-failure.js';
+import { AttemptFailure } from '../../errors.js';
 
 /** Longest event lmgate holds in memory before giving up on an upstream. */
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;

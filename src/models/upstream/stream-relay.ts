@@ -2,7 +2,8 @@
 // usage kept for the bill and shown only to a client that asked for it.
 import type { BackendCall, ChunkSink, StreamResult, Usage } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
-import { AttemptFailure } from './attempt-failure.js';
+import { AttemptFailure } from '../../errors.js';
+import { midStreamError } from './attempt-failure.js';
 import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, usageBody, usageOf } from './wire.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
@@ -83,7 +84,7 @@ export class StreamRelay {
   /** Before the first chunk a failure moves on to another deployment; after it, ends the stream. */
   failed(failure: AttemptFailure): StreamResult {
     if (this.sentChunks === 0) throw failure;
-    return { usage: this.usage(), finishReason: null, error: failure.toLmgateError() };
+    return { usage: this.usage(), finishReason: null, error: midStreamError(failure) };
   }
 
   /**

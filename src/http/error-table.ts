@@ -1,0 +1,124 @@
+// The one table of what each error code means on the wire: status, message, extra fields
+// and headers, and how loudly it is logged. `ErrorTable` is a record over every code, so
+// adding a code to errors.ts without its row here does not compile.
+import type { ErrorCode, ErrorOf, KnownError, MalformedRequestError, PayloadTooLargeError } from '../errors.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
+
+/** Messages fixed by the spec (section 7), word for word. */
+export const SPEC_MESSAGES = {
+  401: 'Unauthenticated.',
+  402: 'Insufficient credits. Please top up your balance to continue.',
+  403: 'You do not have permission to access this resource.',
+  404: 'Model not found.',
+  422: 'Validation failed',
+  429: 'Rate limit exceeded',
+  500: 'An unexpected error occurred. Please try again later.',
+} as const;
+
+export interface ErrorRow {
+  status: number;
+  message: string;
+  /** Fields of `error` beside message, code and request_id. */
+  extra?: Record<string, unknown>;
+  /** Replaces the unified `error` object (OpenAI's 401 shape for keys). */
+  error?: Record<string, unknown>;
+  /** Fields beside `error` at the top of the body. */
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** A request ending this way is logged at this level; by default it is not logged. */
+  log?: 'debug' | 'warn' | 'error';
+}
+
+export type ErrorTable = { [C in ErrorCode]: (err: ErrorOf<C>) => ErrorRow };
+
+/** Where an error is shown: the spec's API, or the dashboard's forms. */
+export type Surface = 'api' | 'dashboard';
+
+const row = (status: number, message: string, more?: Omit<ErrorRow, 'status' | 'message'>): ErrorRow => ({ status, message, ...more });
+
+const UNEXPECTED: ErrorRow = row(500, SPEC_MESSAGES[500], { log: 'error' });
+
+export const API_ERRORS: ErrorTable = {
+  unauthenticated: () => row(401, SPEC_MESSAGES[401]),
+  // DESIGN.md: a well-formed header with an unknown or revoked key gets OpenAI's 401 shape.
+  invalid_api_key: () => openAiAuthentication('invalid_api_key', 'Invalid API key provided.'),
+  key_revoked: () => openAiAuthentication('key_revoked', 'This API key has been revoked.'),
+  forbidden: (err) => row(403, SPEC_MESSAGES[403], { extra: { reason: err.reason } }),
+  insufficient_credits: () => row(402, SPEC_MESSAGES[402]),
+  model_not_found: () => row(404, SPEC_MESSAGES[404]),
+  route_not_found: () => row(404, SPEC_MESSAGES[404]),
+  method_not_allowed: (err) => row(405, 'Method not allowed.', { headers: { allow: err.allow.join(', ') } }),
+  validation_failed: (err) => row(422, SPEC_MESSAGES[422], { body: { errors: err.fields } }),
+  malformed_json: () => row(400, 'The request body is not valid JSON.'),
+  malformed_request: (err) => row(400, malformedMessage(err)),
+  unsupported_content_encoding: () => row(415, 'Content-Encoding must be identity: request bodies are not decompressed.'),
+  request_timeout: () => row(408, 'The request was not received in time.'),
+  uri_too_long: () => row(414, 'The request URL is too long.'),
+  headers_too_large: () => row(431, 'The request headers are too large.'),
+  unsupported_media_type: () => row(415, 'Content-Type must be application/json.'),
+  payload_too_large: (err) => row(413, tooLargeMessage(err)),
+  rate_limited: (err) =>
+    row(429, SPEC_MESSAGES[429], {
+      body: { retry_after: err.retryAfterSec },
+      headers: { ...rateLimitHeaders(err.state), 'retry-after': String(err.retryAfterSec) },
+    }),
+  bad_upstream: () => row(502, 'The model backend returned an invalid response.'),
+  attempt_failed: (err) =>
+    err.kind === 'timeout' ? row(504, 'The model backend did not answer in time.') : row(502, 'The model backend returned an invalid response.'),
+  no_backend_available: () => row(503, 'No model backend is available right now. Please try again later.'),
+  upstream_timeout: () => row(504, 'The model backend did not answer in time.'),
+  upstream_rejected: (err) => row(err.upstreamStatus, err.upstreamMessage),
+  shared_state_unavailable: () => row(503, 'The service is briefly unavailable. Please try again shortly.', { headers: { 'retry-after': '1' } }),
+  // Nobody reads the answer; the status is for the log and the usage record.
+  client_gone: () => row(499, 'The client closed the connection.', { log: 'debug' }),
+  cross_origin: () => row(403, 'Cross-origin request refused.'),
+  csrf_invalid: () => row(403, 'Missing or invalid CSRF token.'),
+  unknown_plan: () => row(404, 'Unknown plan.'),
+  plan_needs_operator: () => row(403, 'Paid plans are arranged by the operator. Please contact them to subscribe.'),
+  code_expired: () => row(410, 'This code has expired.'),
+  code_redeemed: () => row(409, 'This code has already been redeemed.'),
+  code_unknown: () => row(404, 'Unknown code.'),
+  key_not_found: () => row(404, 'Key not found.'),
+  sign_up_closed: () => row(403, 'Sign-up is closed.'),
+  wrong_credentials: () => row(401, 'Invalid email or password.'),
+  wrong_current_password: () => row(403, 'Current password is incorrect.'),
+  email_taken: () => row(409, 'An account with this email already exists.'),
+};
+
+/** The dashboard's variant: where its forms want other words or another shape. */
+const DASHBOARD_ERRORS: Partial<ErrorTable> = {
+  // The API's 404 says "Model not found."; a dashboard path that does not exist is not a model.
+  route_not_found: () => row(404, 'Not found.'),
+  // One entry per message, each naming its field, for the forms.
+  validation_failed: (err) =>
+    row(422, SPEC_MESSAGES[422], {
+      body: { errors: Object.entries(err.fields).flatMap(([field, messages]) => messages.map((message) => ({ field, message }))) },
+    }),
+};
+
+const SURFACES: Record<Surface, Partial<ErrorTable>> = { api: {}, dashboard: DASHBOARD_ERRORS };
+
+/** The row for an error of ours; anything else is an unexpected 500. */
+export function rowOf(err: KnownError | undefined, surface: Surface = 'api'): ErrorRow {
+  if (err === undefined) return UNEXPECTED;
+  // The compiler cannot pair a code with its class through a lookup; the table's type does.
+  const render = (SURFACES[surface][err.code] ?? API_ERRORS[err.code]) as (err: KnownError) => ErrorRow;
+  return render(err);
+}
+
+function openAiAuthentication(code: string, message: string): ErrorRow {
+  return row(401, message, { error: { code, message, type: 'authentication_error' } });
+}
+
+function tooLargeMessage({ bound }: PayloadTooLargeError): string {
+  if (bound?.kind === 'json_values') return `The request body holds more than ${bound.limit} JSON objects, arrays and strings.`;
+  if (bound?.kind === 'json_depth') return `The request body nests JSON more than ${bound.limit} levels deep.`;
+  return 'The request body is too large.';
+}
+
+function malformedMessage({ reason }: MalformedRequestError): string {
+  if (reason.kind === 'duplicate_header') return `The ${reason.header} header may appear only once.`;
+  if (reason.kind === 'url') return 'The request URL is not valid.';
+  if (reason.kind === 'transfer_coding') return 'Transfer-Encoding may only be chunked.';
+  return 'The request is not valid HTTP.';
+}
