@@ -6,6 +6,8 @@ import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
 import { ChangeFeed } from './cluster/change-feed.js';
+import { ProcessCaches } from './cluster/local-caches.js';
+import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
@@ -13,7 +15,7 @@ import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { apiRoutes } from './http/routes/api.js';
 import { webAppRoutes } from './http/routes/web-app.js';
-import { MemoryGate, type Gate } from './billing/gate.js';
+import { MemoryAdmission, type Admission } from './billing/admission.js';
 import { MemoryCreditBook } from './billing/reservations.js';
 import { Tiers } from './billing/tiers.js';
 import { UsageWriter } from './billing/usage-writer.js';
@@ -24,6 +26,7 @@ import { ModelCatalog } from './models/catalog.js';
 import { Metrics } from './observability/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
+import type { AppServices } from './services.js';
 import type { Store } from './store/store.js';
 
 declare module 'fastify' {
@@ -33,21 +36,10 @@ declare module 'fastify' {
   }
 }
 
-export interface AppServices {
-  config: Config;
-  store: Store;
-  catalog: ModelCatalog;
-  keyCache: KeyCache;
-  authenticator: Authenticator;
-  tiers: Tiers;
-  /** Limits and credits: in this process, or in Redis in shared mode. */
-  gate: Gate;
-}
-
 export interface AppDeps {
   store: Store;
-  /** Shared mode's gate (shared/connect.ts); in this process when absent. */
-  gate?: Gate;
+  /** Shared mode's admission (shared/connect.ts); in this process when absent. */
+  admission?: Admission;
   /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
   changePollMs?: number;
 }
@@ -55,7 +47,7 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     /** Limits, credits and settled usage; tests flush it to read the store. */
-    gate: Gate;
+    admission: Admission;
   }
 }
 
@@ -87,8 +79,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
   const metrics = new Metrics();
-  const gate = deps.gate ?? memoryGate(store, metrics, (err) => app.log.error({ err }, 'usage flush failed'));
-  metrics.watchUsageQueue(() => gate.pendingUsage);
+  const admission = deps.admission ?? memoryGate(store, metrics, (err) => app.log.error({ err }, 'usage flush failed'));
+  metrics.watchUsageQueue(() => admission.pendingUsage);
+  const caches = new ProcessCaches(keyCache, admission);
   const services: AppServices = {
     config,
     store,
@@ -96,7 +89,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     keyCache,
     authenticator: new Authenticator(store, keyCache, lastUsed),
     tiers: new Tiers(config),
-    gate,
+    admission,
+    commands: new Commands(store, caches),
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -122,11 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const changeFeed = new ChangeFeed(
     store,
-    (event) => {
-      if (event.kind === 'key') keyCache.forgetKey(event.subjectId);
-      else if (event.kind === 'account') keyCache.forgetAccount(event.subjectId);
-      else void gate.balanceChanged(event.subjectId).catch((err: unknown) => app.log.error({ err }, 'balance reload failed'));
-    },
+    (change) => void caches.apply(change).catch((err: unknown) => app.log.error({ err, change }, 'applying a change failed')),
     (err) => app.log.error({ err }, 'change feed poll failed'),
     deps.changePollMs,
   );
@@ -136,10 +126,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   flushTimer.unref();
 
   app.decorate('changeFeed', changeFeed);
-  app.decorate('gate', gate);
+  app.decorate('admission', admission);
   app.addHook('onReady', async () => {
     await changeFeed.start();
-    await gate.start();
+    await admission.start();
   });
   // Node closes the connections idle when closing starts; one whose request finishes later
   // would stay open until its keep-alive timeout (72 s) and hold the shutdown that long.
@@ -153,15 +143,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(idleSweep);
     clearInterval(flushTimer);
     await changeFeed.stop();
-    await Promise.all([lastUsed.flush(), gate.close(), services.catalog.close()]);
+    await Promise.all([lastUsed.flush(), admission.close(), services.catalog.close()]);
   });
   return app;
 }
 
-function memoryGate(store: Store, metrics: Metrics, onError: (err: unknown) => void): Gate {
+function memoryGate(store: Store, metrics: Metrics, onError: (err: unknown) => void): Admission {
   const credits = new MemoryCreditBook(store);
   const writer = new UsageWriter(store, credits, { observer: metrics, onError });
-  return new MemoryGate(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer);
+  return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer);
 }
 
 function tlsOptions(config: Config): Record<string, unknown> {

@@ -4,7 +4,7 @@ import type { ModelEntry } from '../models/catalog.js';
 import { isoNow } from '../store/clock.js';
 import { newTimeOrderedId } from '../store/ids.js';
 import { costMicros } from './pricing.js';
-import type { Pass } from './gate.js';
+import type { Pass } from './admission.js';
 import type { Tier } from './tiers.js';
 
 export interface RequestIdentity {
@@ -40,7 +40,9 @@ export class MeteredRequest {
     this.done = true;
     const { identity } = this;
     const cost = Math.min(costMicros(identity.model, usage.promptTokens, usage.completionTokens), this.pass.reservedMicros);
-    this.pass.settle(usage.completionTokens, {
+    this.pass.release({
+      completionTokens: usage.completionTokens,
+      record: {
       id: newTimeOrderedId('usage'),
       requestId: identity.requestId,
       accountId: identity.accountId,
@@ -53,7 +55,8 @@ export class MeteredRequest {
       status,
       streamed: identity.streamed,
       finishReason,
-      createdAt: isoNow(),
+        createdAt: isoNow(),
+      },
     });
   }
 }

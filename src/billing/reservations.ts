@@ -12,9 +12,18 @@ import { InsufficientCreditsError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { Store } from '../store/store.js';
 
+/**
+ * Credit held for one request until it is released. In shared mode it is held under a
+ * lease its instance renews, so a crashed instance's reservations lapse; in memory the
+ * process is the lease.
+ */
 export interface Reservation {
+  readonly id: string;
   readonly accountId: string;
   readonly amountMicros: number;
+}
+
+interface HeldReservation extends Reservation {
   settled: boolean;
 }
 
@@ -34,6 +43,8 @@ export interface CreditBook {
   reserve(accountId: string, amountMicros: number): MaybePromise<Reservation>;
   /** Releases the reservation and charges `costMicros` (capped at the reservation). Idempotent. */
   settle(reservation: Reservation, costMicros: number): void;
+  /** Reservations not yet settled, for tests and invariants. */
+  readonly openReservations: number;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
 }
 
@@ -47,6 +58,8 @@ export class MemoryCreditBook implements CreditBook {
   private readonly accounts = new Map<string, AccountCredit>();
   private readonly loading = new Map<string, Promise<AccountCredit>>();
   private queue: Promise<unknown> = Promise.resolve();
+  private reservationsMade = 0;
+  openReservations = 0;
 
   constructor(private readonly store: Store) {}
 
@@ -55,12 +68,20 @@ export class MemoryCreditBook implements CreditBook {
   }
 
   reserve(accountId: string, amountMicros: number): MaybePromise<Reservation> {
-    return andThen(this.loaded(accountId), (credit) => reserveFrom(credit, accountId, amountMicros));
+    return andThen(this.loaded(accountId), (credit) => {
+      assertAvailable(credit, amountMicros);
+      credit.reservedMicros += amountMicros;
+      this.openReservations++;
+      const held: HeldReservation = { id: `rsv_${++this.reservationsMade}`, accountId, amountMicros, settled: false };
+      return held;
+    });
   }
 
   settle(reservation: Reservation, costMicros: number): void {
-    if (reservation.settled) return;
-    reservation.settled = true;
+    const held = reservation as HeldReservation;
+    if (held.settled) return;
+    held.settled = true;
+    this.openReservations--;
     const credit = this.accounts.get(reservation.accountId)!;
     credit.reservedMicros -= reservation.amountMicros;
     credit.unflushedMicros += Math.min(Math.max(0, costMicros), reservation.amountMicros);
@@ -116,12 +137,6 @@ export class MemoryCreditBook implements CreditBook {
     }
     return pending;
   }
-}
-
-function reserveFrom(credit: AccountCredit, accountId: string, amountMicros: number): Reservation {
-  assertAvailable(credit, amountMicros);
-  credit.reservedMicros += amountMicros;
-  return { accountId, amountMicros, settled: false };
 }
 
 function assertAvailable(credit: AccountCredit, amountMicros: number): void {

@@ -1,9 +1,11 @@
 // lmgate accounts create | list | show | suspend | reactivate | set-tier
 import type { Config } from '../config/schema.js';
-import type { Account, Store } from '../store/store.js';
+import { Commands } from '../commands/commands.js';
+import { Refusal } from '../errors.js';
+import type { Account } from '../store/store.js';
 import { CliError, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
-import type { ParsedCommand } from './main.js';
+import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
 
 export async function accountsCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
@@ -17,15 +19,12 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         assertTier(config, tier);
         const creditsText = stringFlag(args, 'credits');
         const initialMicros = creditsText === undefined ? 0 : parseCreditAmount(creditsText, '--credits', { signed: false });
-        if (await store.findAccount(email)) throw new CliError(`an account with email ${email} already exists`);
-        const account = await store.createAccount({ email, name: stringFlag(args, 'name') ?? null, tier });
-        // A second transaction: the account exists even if this grant failed, and the
-        // operator can run `credits grant`; the ledger still explains the whole balance.
-        const balanceMicros =
-          initialMicros > 0
-            ? (await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: initialMicros, reason: 'initial credits' }))
-                .balanceMicros
-            : 0;
+        const { account, balanceMicros } = await new Commands(store)
+          .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' })
+          .catch((err: unknown) => {
+            if (err instanceof Refusal) throw new CliError(`an account with email ${email} already exists`);
+            throw err;
+          });
         printRecord(io, args.json, { ...accountView(account), ...balanceFields(balanceMicros) });
         return 0;
       }
@@ -40,7 +39,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
       case 'suspend':
       case 'reactivate': {
         const account = await requireAccount(store, ref);
-        const updated = await store.setAccountStatus(account.id, action === 'suspend' ? 'suspended' : 'active');
+        const updated = await new Commands(store).setStatus(account.id, action === 'suspend' ? 'suspended' : 'active');
         printRecord(io, args.json, accountView(updated));
         return 0;
       }
@@ -48,25 +47,13 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const account = await requireAccount(store, ref);
         if (!value) throw new CliError('accounts set-tier needs an account and a tier');
         assertTier(config, value);
-        printRecord(io, args.json, accountView(await store.setAccountTier(account.id, value)));
+        printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value)));
         return 0;
       }
       default:
         throw new CliError('accounts: expected create, list, show, suspend, reactivate or set-tier');
     }
   });
-}
-
-export async function requireAccount(store: Store, ref: string | undefined): Promise<Account> {
-  if (!ref) throw new CliError('name an account by id or email');
-  const account = await store.findAccount(ref);
-  if (!account) throw new CliError(`no account ${JSON.stringify(ref)}`);
-  return account;
-}
-
-export function stringFlag(args: ParsedCommand, name: string): string | undefined {
-  const value = args.flags[name];
-  return typeof value === 'string' ? value : undefined;
 }
 
 function assertTier(config: Config, tier: string): void {

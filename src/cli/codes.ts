@@ -7,10 +7,9 @@ import { formatCredits } from '../billing/money.js';
 import { generateRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
 import type { Config } from '../config/schema.js';
 import type { RedemptionCode } from '../store/store.js';
-import { stringFlag } from './accounts.js';
 import { CliError, withStore, type CliIo } from './context.js';
 import { parseCreditAmount } from './credit-amount.js';
-import type { ParsedCommand } from './main.js';
+import { stringFlag, type ParsedCommand } from './args.js';
 import { printTable } from './output.js';
 
 const MAX_COUNT = 1000;

@@ -4,12 +4,12 @@
 // in the same transaction and records a 'balance' change event, so running instances
 // re-read the balance.
 import { formatCredits } from '../billing/money.js';
+import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { BalanceWouldGoNegativeError, type LedgerEntry } from '../store/store.js';
-import { requireAccount, stringFlag } from './accounts.js';
 import { CliError, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
-import type { ParsedCommand } from './main.js';
+import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
 
 const DEFAULT_LEDGER_LIMIT = 50;
@@ -26,12 +26,9 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
       return withStore(config, async (store) => {
         const account = await requireAccount(store, ref);
         try {
-          const { entry, balanceMicros } = await store.appendLedgerEntry({
-            accountId: account.id,
-            kind: action === 'grant' ? 'grant' : 'adjustment',
-            amountMicros,
-            reason,
-          });
+          const commands = new Commands(store);
+          const change = { accountId: account.id, amountMicros, reason };
+          const { entry, balanceMicros } = await (action === 'grant' ? commands.grantCredits(change) : commands.adjustCredits(change));
           printRecord(io, args.json, { ...entryView(entry), ...balanceFields(balanceMicros) });
           return 0;
         } catch (err) {

@@ -5,6 +5,7 @@ import { ConfigError } from '../config/load.js';
 import { InsecureListenError } from '../http/transport-policy.js';
 import { NotFoundInStoreError } from '../store/store.js';
 import { accountsCommand } from './accounts.js';
+import type { ParsedCommand } from './args.js';
 import { codesCommand } from './codes.js';
 import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
@@ -49,12 +50,6 @@ const OPTIONS = {
   expires: { type: 'string' },
   url: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
-
-export interface ParsedCommand {
-  positionals: string[];
-  flags: Record<string, string | boolean | undefined>;
-  json: boolean;
-}
 
 /** Runs one command; `env` is where config comes from (tests pass their own). */
 export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -2,7 +2,7 @@
 // sees it, read from its /metrics (each instance keeps its own counts and circuits).
 import type { Config } from '../config/schema.js';
 import { readSecretEnv } from '../config/load.js';
-import type { ParsedCommand } from './main.js';
+import type { ParsedCommand } from './args.js';
 import { CliError, type CliIo } from './context.js';
 import { printTable } from './output.js';
 

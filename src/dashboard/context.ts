@@ -1,7 +1,7 @@
 // What every dashboard route works with: the app's services plus the dashboard's own, and
 // the signed-in session the plugin's hook attached to the request.
 import type { FastifyRequest } from 'fastify';
-import type { AppServices } from '../app.js';
+import type { AppServices } from '../services.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { Account, Session } from '../store/store.js';
 import type { Sessions } from './sessions.js';

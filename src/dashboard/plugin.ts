@@ -3,7 +3,7 @@
 // Bearer-key API's hot path pays nothing for them.
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppServices } from '../app.js';
+import type { AppServices } from '../services.js';
 import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
 import { useErrorSurface } from '../http/error-handler.js';
 import type { DashboardServices } from './context.js';

@@ -1,11 +1,11 @@
 // Shared mode from the configuration: the Redis connections, with bounded timeouts so an
-// unreachable or slow Redis fails a request quickly instead of holding it, and the gate.
+// unreachable or slow Redis fails a request quickly instead of holding it, and the admission.
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Store } from '../store/store.js';
-import { SharedGate } from './shared-gate.js';
+import { SharedAdmission } from './shared-admission.js';
 import { SharedState } from './shared-state.js';
 import { UsageStreamWriter } from './usage-stream-writer.js';
 
@@ -23,7 +23,7 @@ export interface SharedOptions {
   observer?: UsageWriteObserver;
 }
 
-export async function openSharedGate(config: Config, store: Store, options: SharedOptions): Promise<SharedGate> {
+export async function openSharedAdmission(config: Config, store: Store, options: SharedOptions): Promise<SharedAdmission> {
   const url = config.redis.url!;
   const connect = (commandTimeout: number | undefined): Redis =>
     new Redis(url, {
@@ -43,7 +43,7 @@ export async function openSharedGate(config: Config, store: Store, options: Shar
   const state = new SharedState(redis, store, { prefix: options.prefix ?? 'lmgate', leaseMs: options.leaseMs ?? LEASE_MS, onError: options.onError });
   const consumer = `${hostname()}-${process.pid}-${Date.now().toString(36)}`;
   const writer = new UsageStreamWriter(state, reader, store, { consumer, onError: options.onError, observer: options.observer });
-  return new SharedGate(state, writer, options.onError, () => {
+  return new SharedAdmission(state, writer, options.onError, () => {
     redis.disconnect();
     reader.disconnect();
   });

@@ -22,7 +22,7 @@ const limitsScript = new LuaScript(LIMITS);
 export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
-export interface SharedAdmission {
+export interface SharedReservation {
   readonly accountId: string;
   readonly leaseId: string;
   readonly amountMicros: number;
@@ -96,7 +96,7 @@ export class SharedState {
   }
 
   /** Slot, limits and reservation in one script; throws 429 or 402 having taken nothing. */
-  async admit(input: AdmitInput): Promise<SharedAdmission> {
+  async admit(input: AdmitInput): Promise<SharedReservation> {
     const leaseId = randomUUID();
     const keys = this.keys(input.accountId);
     const { config } = input.tier;
@@ -139,7 +139,7 @@ export class SharedState {
    * Releases the reservation and slot, charges `record.costMicros` (the caller caps it at the
    * reservation) and hands the record to the usage stream. Idempotent per admission.
    */
-  async settle(admission: SharedAdmission, tier: Tier, completionTokens: number, record: UsageRecord): Promise<void> {
+  async settle(admission: SharedReservation, tier: Tier, completionTokens: number, record: UsageRecord): Promise<void> {
     if (admission.settled) return;
     admission.settled = true;
     const keys = this.keys(admission.accountId);

@@ -14,7 +14,7 @@ import { createApiKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createRandom } from '../../src/models/lorem-text.js';
-import { openSharedGate } from '../../src/shared/connect.js';
+import { openSharedAdmission } from '../../src/shared/connect.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import { BalanceWouldGoNegativeError, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -86,8 +86,8 @@ class Deployment {
     const count = this.mode === 'shared' ? 2 : 1;
     for (let i = 0; i < count; i++) {
       const store = openStore(this.location);
-      const gate = this.redis ? await openSharedGate(this.config, store, { prefix: this.redis.prefix, onError: () => undefined }) : undefined;
-      const app = await buildApp(this.config, { store, gate, changePollMs: 50 });
+      const admission = this.redis ? await openSharedAdmission(this.config, store, { prefix: this.redis.prefix, onError: () => undefined }) : undefined;
+      const app = await buildApp(this.config, { store, admission, changePollMs: 50 });
       await app.listen({ host: '127.0.0.1', port: 0 });
       const address = app.server.address();
       if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -100,7 +100,7 @@ class Deployment {
   }
 
   async flush(): Promise<void> {
-    for (const { app } of this.instances) await app.gate.flush();
+    for (const { app } of this.instances) await app.admission.flush();
   }
 
   async close(): Promise<void> {
@@ -271,7 +271,7 @@ class Simulation {
     for (;;) {
       let reserved = 0;
       for (const { app } of this.deployment.instances) {
-        for (const account of this.accounts) reserved += (await app.gate.snapshot(account.id)).reservedMicros;
+        for (const account of this.accounts) reserved += (await app.admission.snapshot(account.id)).reservedMicros;
       }
       if (reserved === 0 || performance.now() > deadline) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -305,7 +305,7 @@ class Simulation {
       }
       if (usageEntries.size > 0) problems.push(`${account.id}: ${usageEntries.size} usage ledger entries without a usage row`);
       for (const { app } of this.deployment.instances) {
-        const live = await app.gate.snapshot(account.id);
+        const live = await app.admission.snapshot(account.id);
         if (live.reservedMicros !== 0) problems.push(`${account.id}: ${live.reservedMicros} still reserved after every request settled`);
         if (live.balanceMicros !== balance) problems.push(`${account.id}: the instance sees ${live.balanceMicros}, the store holds ${balance}`);
       }

@@ -86,7 +86,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       return new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: 20_000 });
     },
     syncChanges: () => app.changeFeed.poll(),
-    flushUsage: () => app.gate.flush(),
+    flushUsage: () => app.admission.flush(),
     async close() {
       await app.close();
       await store.close();

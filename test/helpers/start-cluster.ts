@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { openSharedGate } from '../../src/shared/connect.js';
+import { openSharedAdmission } from '../../src/shared/connect.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Account, Store } from '../../src/store/store.js';
 import { createTestDatabase } from './postgres.js';
@@ -56,8 +56,8 @@ export async function startCluster(size: number, overrides: Record<string, unkno
   const instances: Instance[] = [];
   for (let i = 0; i < size; i++) {
     const instanceStore = openStore(location);
-    const gate = await openSharedGate(config, instanceStore, { prefix: redis.prefix, onError: () => undefined });
-    const app = await buildApp(config, { store: instanceStore, gate, changePollMs: 50 });
+    const admission = await openSharedAdmission(config, instanceStore, { prefix: redis.prefix, onError: () => undefined });
+    const app = await buildApp(config, { store: instanceStore, admission, changePollMs: 50 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -82,7 +82,7 @@ export async function startCluster(size: number, overrides: Record<string, unkno
       return { account, apiKey: secret };
     },
     flushUsage: async () => {
-      for (const instance of instances) await instance.app.gate.flush();
+      for (const instance of instances) await instance.app.admission.flush();
     },
     async close() {
       for (const instance of instances) {

@@ -96,7 +96,7 @@ describe('health, and an instance that loses Redis', () => {
   it('refuses metered requests with 503 and Retry-After at once, and is not ready, while Redis is unreachable', async () => {
     const { apiKey } = await cluster.createAccount({ micros: 1_000_000 });
     const instance = cluster.instances[INSTANCES - 1]!;
-    const redis = (instance.app.gate as unknown as { state: { redis: { disconnect(): void; connect(): Promise<void> } } }).state.redis;
+    const redis = (instance.app.admission as unknown as { state: { redis: { disconnect(): void; connect(): Promise<void> } } }).state.redis;
     redis.disconnect();
     try {
       const started = performance.now();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
-import { SharedState, type SharedAdmission } from '../../src/shared/shared-state.js';
+import { SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
 import { newTimeOrderedId } from '../../src/store/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
@@ -79,7 +79,7 @@ describe('credits across instances', () => {
     const outcomes = await Promise.all(
       Array.from({ length: 2_000 }, async (_, i) => {
         const state = states[i % INSTANCES]!;
-        let admission: SharedAdmission;
+        let admission: SharedReservation;
         try {
           admission = await state.admit({ accountId, tier: tier(), promptTokens: 10, worstCaseMicros: cost, takeRequest: true });
         } catch (err) {

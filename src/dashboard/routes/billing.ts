@@ -2,7 +2,6 @@
 // the operator's codes.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { canonicalRedemptionCode, hashRedemptionCode } from '../../billing/redemption-code.js';
 import { parseInput } from '../body.js';
 import { Refusal } from '../../errors.js';
 import { signedIn, type DashboardServices } from '../context.js';
@@ -13,7 +12,7 @@ const ledgerQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).de
 const redeemBody = z.object({ code: z.string().trim().min(1, 'Enter a code.').max(100) });
 
 export function billingRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
-  const { store, tiers, keyCache, gate } = services;
+  const { store, tiers, commands } = services;
   const { redeemPerAccount } = services.throttles;
 
   dashboard.get('/plans', async (request) => {
@@ -30,10 +29,7 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     if (tier.config.subscription) {
       throw new Refusal('plan_needs_operator');
     }
-    const updated = await store.setAccountTier(account.id, tier.name);
-    // The API's cached account (and so its tier and limits) changes now in this process;
-    // other instances follow the change event.
-    keyCache.forgetAccount(account.id);
+    const updated = await commands.setTier(account.id, tier.name);
     return { account: accountView(updated) };
   });
 
@@ -51,19 +47,13 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     const { account } = signedIn(request);
     const { code } = parseInput(redeemBody, request.body);
     redeemPerAccount.assertAllowed(account.id);
-    const canonical = canonicalRedemptionCode(code);
-    const result = canonical
-      ? await store.redeemCode(account.id, hashRedemptionCode(canonical), new Date().toISOString())
-      : ({ outcome: 'unknown' } as const);
-    if (result.outcome !== 'redeemed') {
-      redeemPerAccount.recordFailure(account.id);
-      if (result.outcome === 'expired') throw new Refusal('code_expired');
-      if (result.outcome === 'already_redeemed') throw new Refusal('code_redeemed');
-      throw new Refusal('code_unknown');
+    let result;
+    try {
+      result = await commands.redeemCode(account.id, code);
+    } catch (err) {
+      if (err instanceof Refusal) redeemPerAccount.recordFailure(account.id);
+      throw err;
     }
-    // The API spends from the gate's balance: it is read again now, as the change feed
-    // makes every other instance do.
-    await gate.balanceChanged(account.id);
     return { creditedMicros: result.amountMicros, balanceMicros: result.balanceMicros };
   });
 }

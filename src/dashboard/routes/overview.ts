@@ -5,13 +5,13 @@ import { signedIn, type DashboardServices } from '../context.js';
 import { accountView, baseUrls, planView } from '../views.js';
 
 export function overviewRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
-  const { config, tiers, gate, catalog } = services;
+  const { config, tiers, admission, catalog } = services;
 
   dashboard.get('/overview', async (request) => {
     const { account } = signedIn(request);
     const tier = tiers.of(account);
     // The live book: settled charges not yet written are already taken off.
-    const { balanceMicros, reservedMicros } = await gate.snapshot(account.id);
+    const { balanceMicros, reservedMicros } = await admission.snapshot(account.id);
     return { account: accountView(account), balanceMicros, reservedMicros, plan: planView(tier, tier), baseUrls: baseUrls(request, config) };
   });
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { creditsToMicros } from '../../billing/money.js';
-import { EmailTakenError, type Account } from '../../store/store.js';
+import type { Account } from '../../store/store.js';
 import { parseInput } from '../body.js';
 import { Refusal } from '../../errors.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
@@ -26,7 +26,7 @@ const signInBody = z.object({ email: z.string().trim().max(320), password: z.str
 const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword });
 
 export function signInRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
-  const { config, store, sessions } = services;
+  const { config, store, sessions, commands } = services;
   const { signInPerAccount, signInPerAddress, signUpPerAddress } = services.throttles;
 
   dashboard.get('/config', { config: { public: true } }, async (request) => ({
@@ -40,19 +40,13 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     signUpPerAddress.recordFailure(request.ip);
     const input = parseInput(signUpBody, request.body);
     if (await store.findAccount(input.email)) throw new Refusal('email_taken');
-    let account: Account;
-    try {
-      account = await store.signUp({
-        email: input.email,
-        name: input.name || null,
-        tier: config.default_tier,
-        passwordHash: await hashPassword(input.password),
-        creditsMicros: creditsToMicros(config.signup.credits),
-      });
-    } catch (err) {
-      if (err instanceof EmailTakenError) throw new Refusal('email_taken');
-      throw err;
-    }
+    const account = await commands.signUp({
+      email: input.email,
+      name: input.name || null,
+      tier: config.default_tier,
+      passwordHash: await hashPassword(input.password),
+      creditsMicros: creditsToMicros(config.signup.credits),
+    });
     return reply.code(201).send(await startSession(request, reply, account));
   });
 
@@ -97,7 +91,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
       signInPerAccount.recordFailure(account.email);
       throw new Refusal('wrong_current_password');
     }
-    await store.setPasswordHash(account.id, await hashPassword(input.newPassword));
+    await commands.setPassword(account.id, await hashPassword(input.newPassword));
     await sessions.endOthers(session);
     return reply.code(204).send();
   });

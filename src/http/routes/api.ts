@@ -1,6 +1,6 @@
 // The Bearer-key API, registered once per base address (/v1, /api/v1, /v1 on the API host).
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppServices } from '../../app.js';
+import type { AppServices } from '../../services.js';
 import type { Principal } from '../../auth/authenticate.js';
 import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
@@ -15,7 +15,7 @@ export interface ApiPrincipal extends Principal {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route takes its request per minute at admission (Gate.requestsAtAdmission). */
+    /** The route takes its request per minute at admission (Admission.requestsAtAdmission). */
     admitsRequest?: boolean;
   }
   interface FastifyRequest {
@@ -59,11 +59,11 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     // promise, which on this path is measurably cheaper.
     api.addHook('onRequest', (request, reply, done) => {
       // In shared mode a chat request's request per minute is taken with its admission.
-      const deferRequest = services.gate.requestsAtAdmission && request.routeOptions.config.admitsRequest === true;
+      const deferRequest = services.admission.requestsAtAdmission && request.routeOptions.config.admitsRequest === true;
       const admit = (principal: ApiPrincipal): MaybePromise<void> => {
         request.principal = principal;
         if (deferRequest) return undefined;
-        return andThen(services.gate.takeRequest(principal.account.id, principal.tier), (state) => {
+        return andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }), (state) => {
           reply.headers(rateLimitHeaders(state));
         });
       };

@@ -3,7 +3,7 @@
 // service host, not under a versioned base. It answers for an account whose paid
 // subscription lapsed (that is when it is most needed), but not for a suspended one.
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../../app.js';
+import type { AppServices } from '../../services.js';
 import { MICROS_PER_CREDIT } from '../../billing/money.js';
 import { ForbiddenError } from '../../errors.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
@@ -13,9 +13,9 @@ export function billingSubscriptionRoute(app: FastifyInstance, services: AppServ
     const { account } = await services.authenticator.authenticate(request.headers.authorization);
     if (account.status !== 'active') throw new ForbiddenError('account_suspended');
     const tier = services.tiers.of(account);
-    const limits = await services.gate.limits(account.id, tier);
+    const limits = await services.admission.limits({ accountId: account.id, tier });
     reply.headers(rateLimitHeaders(limits.requests));
-    const { balanceMicros, reservedMicros } = await services.gate.snapshot(account.id);
+    const { balanceMicros, reservedMicros } = await services.admission.snapshot(account.id);
 
     return {
       object: 'billing.subscription',

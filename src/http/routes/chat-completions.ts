@@ -1,8 +1,8 @@
 // POST chat/completions: the recipe of the request path, each step delegated to its domain.
-// Steps 1–3 (key, account and subscription, requests per minute unless the gate takes it
+// Steps 1–3 (key, account and subscription, requests per minute unless the admission takes it
 // at admission) ran in the API plugin's onRequest hook; this route takes it from the body on.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppServices } from '../../app.js';
+import type { AppServices } from '../../services.js';
 import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
@@ -26,7 +26,7 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
   // just like rejections.
   api.post('/chat/completions', { config: { admitsRequest: true } }, (request, reply) => {
     const { key, account, tier } = request.principal!;
-    const pass = services.gate.open(account.id, tier);
+    const pass = services.admission.open({ accountId: account.id, tier });
     // A request refused before it reaches a model gives back what it took.
     const refuse = (err: unknown): never => {
       pass.refuse();
@@ -42,7 +42,7 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       // nothing left is refused before it.
       admitted = andThen(pass.requireCredit(), () =>
         andThen(planTokens(chat, model), (plan) =>
-          andThen(pass.admit(plan.promptTokens, worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens)), (requests): Admitted => {
+          andThen(pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) }), ({ requests }): Admitted => {
             if (requests) reply.headers(rateLimitHeaders(requests));
             return { model, call: backendCall(chat, request.rawJson, model.id, plan, reply) };
           }),

@@ -2,7 +2,7 @@
 // store answers, and Redis in shared mode; 503 while starting or draining (Fastify answers
 // 503 itself once closing), so a load balancer stops sending before the process stops.
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../../app.js';
+import type { AppServices } from '../../services.js';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
@@ -16,7 +16,7 @@ export function healthRoutes(app: FastifyInstance, services: AppServices): void 
     reply.header('cache-control', 'no-store');
     const checks = {
       store: await passes(() => services.store.latestChangeId()),
-      ...(services.gate.ping ? { redis: await passes(() => services.gate.ping!()) } : {}),
+      ...(services.admission.ping ? { redis: await passes(() => services.admission.ping!()) } : {}),
     };
     const ready = Object.values(checks).every((state) => state === 'ok');
     reply.code(ready ? 200 : 503);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../../app.js';
+import type { AppServices } from '../../services.js';
 
 /** GET models, GET models/{id}: OpenAI's list and object shapes, plus price and context. */
 export function modelRoutes(api: FastifyInstance, services: AppServices): void {

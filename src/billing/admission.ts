@@ -1,6 +1,6 @@
-// Where a request's limits and credits are decided: in this process (MemoryGate, one
-// instance) or in Redis (shared/shared-gate.ts, many instances). The route sees only a
-// Pass: taken at the start of a chat request, admitted before the model, settled after it.
+// The admission port and its in-memory implementation (one process: limits in GCRA
+// limiters, credits in the MemoryCreditBook, settled usage in the UsageWriter). It stays
+// synchronous while the account is loaded, so the request path awaits nothing.
 import type { RateLimitState } from '../errors.js';
 import type { AccountLimits, LimitsSnapshot } from '../limits/account-limits.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
@@ -9,18 +9,49 @@ import type { BalanceSnapshot, MemoryCreditBook, Reservation } from './reservati
 import type { Tier } from './tiers.js';
 import type { UsageWriter } from './usage-writer.js';
 
-export interface Gate {
+/** Whom a request is admitted for. */
+export interface Principal {
+  accountId: string;
+  tier: Tier;
+}
+
+/** What a request will use at most, known once its prompt is counted. */
+export interface RequestPlan {
+  promptTokens: number;
+  worstCaseMicros: number;
+}
+
+/** One admission decision: the limits taken, the slot held and the credit reserved. */
+export interface Decision {
+  reservation: Reservation;
+  /** Requests per minute after this one, when taken at admission (shared mode). */
+  requests?: RateLimitState;
+}
+
+/** What a finished request used; `record.costMicros` is charged (at most what was reserved). */
+export interface Settlement {
+  completionTokens: number;
+  record: UsageRecord;
+}
+
+/**
+ * The admission port: where limits and credits are decided, in this process
+ * (MemoryAdmission) or in Redis (shared/shared-admission.ts). A chat request opens a Pass
+ * before its body is looked at, is admitted in one decision once its prompt is counted,
+ * and is released with its usage after the model.
+ */
+export interface Admission {
   /**
    * True when a chat request's request-per-minute is taken with its admission (one round
    * trip), so the API's onRequest hook leaves it alone for that route.
    */
   readonly requestsAtAdmission: boolean;
   /** One request of the tier's requests per minute, or 429. */
-  takeRequest(accountId: string, tier: Tier): MaybePromise<RateLimitState>;
+  takeRequest(principal: Principal): MaybePromise<RateLimitState>;
   /** A chat request starts (in memory: its concurrency slot, or 429). */
-  open(accountId: string, tier: Tier): Pass;
+  open(principal: Principal): Pass;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
-  limits(accountId: string, tier: Tier): MaybePromise<LimitsSnapshot>;
+  limits(principal: Principal): MaybePromise<LimitsSnapshot>;
   /** The stored balance changed (a grant, a redemption, another instance): read it again. */
   balanceChanged(accountId: string): Promise<void>;
   start(): Promise<void>;
@@ -33,25 +64,25 @@ export interface Gate {
   ping?(): Promise<unknown>;
 }
 
-/** One chat request's hold on its account's limits and credits. */
+/** One chat request's hold on its account's limits and credits, from open to release. */
 export interface Pass {
   /** 402 when nothing is available, before a request does costly work (counting a long prompt). */
   requireCredit(): MaybePromise<void>;
   /**
-   * The prompt against tokens per minute and the worst case reserved (in shared mode also
-   * the slot and the request per minute), or 429/402 having taken nothing. Returns the
-   * requests-per-minute state when it was decided here.
+   * The decision: the prompt against tokens per minute and the worst case reserved (in
+   * shared mode also the slot and the request per minute, in one round trip), or 429/402
+   * having taken nothing.
    */
-  admit(promptTokens: number, worstCaseMicros: number): MaybePromise<RateLimitState | undefined>;
+  admit(plan: RequestPlan): MaybePromise<Decision>;
   /** What admit reserved. */
   readonly reservedMicros: number;
   /** Refused before the model: give back what was taken. Safe to call more than once. */
   refuse(): void;
-  /** The backend is done: release, charge `record.costMicros` (at most reservedMicros), queue the record. Once. */
-  settle(completionTokens: number, record: UsageRecord): void;
+  /** The backend is done: charge, release the rest and the slot, queue the record. Once. */
+  release(usage: Settlement): void;
 }
 
-export class MemoryGate implements Gate {
+export class MemoryAdmission implements Admission {
   readonly requestsAtAdmission = false;
 
   constructor(
@@ -60,11 +91,11 @@ export class MemoryGate implements Gate {
     private readonly writer: UsageWriter,
   ) {}
 
-  takeRequest(accountId: string, tier: Tier): RateLimitState {
+  takeRequest({ accountId, tier }: Principal): RateLimitState {
     return this.limitsOf.takeRequest(accountId, tier);
   }
 
-  open(accountId: string, tier: Tier): Pass {
+  open({ accountId, tier }: Principal): Pass {
     return new MemoryPass(this.limitsOf, this.credits, this.writer, accountId, tier);
   }
 
@@ -72,7 +103,7 @@ export class MemoryGate implements Gate {
     return this.credits.snapshot(accountId);
   }
 
-  limits(accountId: string, tier: Tier): LimitsSnapshot {
+  limits({ accountId, tier }: Principal): LimitsSnapshot {
     return this.limitsOf.snapshot(accountId, tier);
   }
 
@@ -122,12 +153,12 @@ class MemoryPass implements Pass {
     return this.credits.requireCredit(this.accountId);
   }
 
-  admit(promptTokens: number, worstCaseMicros: number): MaybePromise<undefined> {
+  admit({ promptTokens, worstCaseMicros }: RequestPlan): MaybePromise<Decision> {
     this.limits.takeTokens(this.accountId, this.tier, promptTokens);
     this.tokensTaken = promptTokens;
     return andThen(this.credits.reserve(this.accountId, worstCaseMicros), (reservation) => {
       this.reservation = reservation;
-      return undefined;
+      return { reservation };
     });
   }
 
@@ -137,7 +168,7 @@ class MemoryPass implements Pass {
     this.releaseSlot();
   }
 
-  settle(completionTokens: number, record: UsageRecord): void {
+  release({ completionTokens, record }: Settlement): void {
     if (this.reservation) this.credits.settle(this.reservation, record.costMicros);
     this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
     this.releaseSlot();

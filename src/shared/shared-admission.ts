@@ -1,16 +1,15 @@
-// The Gate of shared mode: a chat request is admitted in one Redis round trip (slot,
+// The Admission of shared mode: a chat request is admitted in one Redis round trip (slot,
 // requests and tokens per minute, reservation) and settled in another after the answer;
 // usage reaches the store through the Redis stream.
-import type { Gate, Pass } from '../billing/gate.js';
+import type { Admission, Decision, Pass, Principal, RequestPlan, Settlement } from '../billing/admission.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
-import type { UsageRecord } from '../store/store.js';
-import type { SharedAdmission, SharedState } from './shared-state.js';
+import type { SharedReservation, SharedState } from './shared-state.js';
 import type { UsageStreamWriter } from './usage-stream-writer.js';
 
-export class SharedGate implements Gate {
+export class SharedAdmission implements Admission {
   readonly requestsAtAdmission = true;
   /**
    * Accounts whose last admission found nothing available, until their balance changes:
@@ -26,11 +25,11 @@ export class SharedGate implements Gate {
     private readonly disconnect: () => void = () => undefined,
   ) {}
 
-  takeRequest(accountId: string, tier: Tier): Promise<RateLimitState> {
+  takeRequest({ accountId, tier }: Principal): Promise<RateLimitState> {
     return this.state.takeRequest(accountId, tier);
   }
 
-  open(accountId: string, tier: Tier): Pass {
+  open({ accountId, tier }: Principal): Pass {
     return new SharedPass(this, accountId, tier);
   }
 
@@ -38,7 +37,7 @@ export class SharedGate implements Gate {
     return this.state.snapshot(accountId);
   }
 
-  limits(accountId: string, tier: Tier): Promise<LimitsSnapshot> {
+  limits({ accountId, tier }: Principal): Promise<LimitsSnapshot> {
     return this.state.limits(accountId, tier);
   }
 
@@ -79,45 +78,46 @@ export class SharedGate implements Gate {
 }
 
 class SharedPass implements Pass {
-  private admission: SharedAdmission | undefined;
+  private reservation: SharedReservation | undefined;
 
   constructor(
-    private readonly gate: SharedGate,
+    private readonly admission: SharedAdmission,
     private readonly accountId: string,
     private readonly tier: Tier,
   ) {}
 
   get reservedMicros(): number {
-    return this.admission?.amountMicros ?? 0;
+    return this.reservation?.amountMicros ?? 0;
   }
 
   requireCredit(): void {
-    if (this.gate.exhausted.has(this.accountId)) throw new InsufficientCreditsError(0, 0);
+    if (this.admission.exhausted.has(this.accountId)) throw new InsufficientCreditsError(0, 0);
   }
 
-  async admit(promptTokens: number, worstCaseMicros: number): Promise<RateLimitState> {
+  async admit({ promptTokens, worstCaseMicros }: RequestPlan): Promise<Decision> {
     try {
-      this.admission = await this.gate.state.admit({ accountId: this.accountId, tier: this.tier, promptTokens, worstCaseMicros, takeRequest: true });
+      this.reservation = await this.admission.state.admit({ accountId: this.accountId, tier: this.tier, promptTokens, worstCaseMicros, takeRequest: true });
     } catch (err) {
-      if (err instanceof InsufficientCreditsError && err.availableMicros <= 0) this.gate.exhausted.add(this.accountId);
+      if (err instanceof InsufficientCreditsError && err.availableMicros <= 0) this.admission.exhausted.add(this.accountId);
       throw err;
     }
-    return this.admission.requests;
+    const { leaseId: id, accountId, amountMicros, requests } = this.reservation;
+    return { reservation: { id, accountId, amountMicros }, requests };
   }
 
   refuse(): void {
-    if (this.admission) return;
+    if (this.reservation) return;
     // Refused before admission (422, 404...): the request still counts against requests per
     // minute, taken now off the response's path.
-    this.admission = undefined;
-    this.gate.state.takeRequest(this.accountId, this.tier).catch((err: unknown) => {
-      if (!(err instanceof Error && err.name === 'RateLimitedError')) this.gate.reportError(err);
+    this.reservation = undefined;
+    this.admission.state.takeRequest(this.accountId, this.tier).catch((err: unknown) => {
+      if (!(err instanceof Error && err.name === 'RateLimitedError')) this.admission.reportError(err);
     });
   }
 
-  settle(completionTokens: number, record: UsageRecord): void {
-    const admission = this.admission;
-    if (!admission) return;
-    this.gate.state.settle(admission, this.tier, completionTokens, record).catch((err: unknown) => this.gate.reportError(err));
+  release({ completionTokens, record }: Settlement): void {
+    const reservation = this.reservation;
+    if (!reservation) return;
+    this.admission.state.settle(reservation, this.tier, completionTokens, record).catch((err: unknown) => this.admission.reportError(err));
   }
 }

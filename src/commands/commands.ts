@@ -1,0 +1,128 @@
+// The domain's write operations. The dashboard, the CLI (and later the admin API and
+// payment webhooks) change accounts, keys and credits only through these. Each is one
+// store transaction that writes the change and its change event (so every instance
+// follows), then brings this process's caches up to date at once.
+import { generateApiKey } from '../auth/api-key.js';
+import { canonicalRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
+import { NO_LOCAL_CACHES, type LocalCaches } from '../cluster/local-caches.js';
+import { Refusal } from '../errors.js';
+import {
+  EmailTakenError,
+  type Account,
+  type AccountStatus,
+  type ApiKeyRecord,
+  type LedgerEntry,
+  type NewSignUp,
+  type RedeemOutcome,
+  type Store,
+} from '../store/store.js';
+
+export interface CreatedKey {
+  record: ApiKeyRecord;
+  /** The only time the secret exists outside the client: show it once. */
+  secret: string;
+}
+
+export interface NewAccount {
+  email: string;
+  name: string | null;
+  tier: string;
+  /** Granted with the account, as a 'grant' ledger entry; 0 for none. */
+  creditsMicros: number;
+  creditsReason: string;
+}
+
+export interface CreditChange {
+  accountId: string;
+  /** Positive adds credit; an adjustment may be negative, never below a zero balance. */
+  amountMicros: number;
+  reason: string;
+}
+
+export class Commands {
+  constructor(
+    private readonly store: Store,
+    private readonly caches: LocalCaches = NO_LOCAL_CACHES,
+  ) {}
+
+  /** An operator's account, with its first credits, all or nothing. Refused when the email is taken. */
+  async createAccount(input: NewAccount): Promise<{ account: Account; balanceMicros: number }> {
+    if (await this.store.findAccount(input.email)) throw new Refusal('email_taken');
+    const account = await emailMustBeFree(() => this.store.createAccount(input));
+    if (input.creditsMicros === 0) return { account, balanceMicros: 0 };
+    const { balanceMicros } = await this.store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: input.creditsMicros, reason: input.creditsReason });
+    return { account, balanceMicros };
+  }
+
+  /** A customer's own sign-up: account, password and sign-up credits at once. */
+  signUp(input: NewSignUp): Promise<Account> {
+    return emailMustBeFree(() => this.store.signUp(input));
+  }
+
+  setPassword(accountId: string, passwordHash: string): Promise<void> {
+    return this.store.setPasswordHash(accountId, passwordHash);
+  }
+
+  async setStatus(accountId: string, status: AccountStatus): Promise<Account> {
+    const account = await this.store.setAccountStatus(accountId, status);
+    await this.caches.apply({ kind: 'account', subjectId: accountId });
+    return account;
+  }
+
+  async setTier(accountId: string, tier: string): Promise<Account> {
+    const account = await this.store.setAccountTier(accountId, tier);
+    await this.caches.apply({ kind: 'account', subjectId: accountId });
+    return account;
+  }
+
+  grantCredits(change: CreditChange): Promise<{ entry: LedgerEntry; balanceMicros: number }> {
+    return this.changeBalance('grant', change);
+  }
+
+  /** Throws BalanceWouldGoNegativeError rather than take the balance below zero. */
+  adjustCredits(change: CreditChange): Promise<{ entry: LedgerEntry; balanceMicros: number }> {
+    return this.changeBalance('adjustment', change);
+  }
+
+  /** A code typed by a customer; anything but a first redemption of a live code is refused. */
+  async redeemCode(accountId: string, typed: string): Promise<Extract<RedeemOutcome, { outcome: 'redeemed' }>> {
+    const canonical = canonicalRedemptionCode(typed);
+    const result = canonical ? await this.store.redeemCode(accountId, hashRedemptionCode(canonical), new Date().toISOString()) : undefined;
+    if (result?.outcome === 'redeemed') {
+      await this.caches.apply({ kind: 'balance', subjectId: accountId });
+      return result;
+    }
+    if (result?.outcome === 'expired') throw new Refusal('code_expired');
+    if (result?.outcome === 'already_redeemed') throw new Refusal('code_redeemed');
+    throw new Refusal('code_unknown');
+  }
+
+  async createKey(accountId: string, name: string): Promise<CreatedKey> {
+    const key = generateApiKey();
+    const record = await this.store.createApiKey({ accountId, name, keyHash: key.hash, prefix: key.prefix, lastFour: key.lastFour });
+    return { record, secret: key.secret };
+  }
+
+  /** Revokes a key by id (the operator), or only among `accountId`'s keys (its owner). */
+  async revokeKey(keyId: string, ownerId?: string): Promise<ApiKeyRecord> {
+    const key = ownerId === undefined ? await this.store.revokeKey(keyId) : await this.store.revokeAccountKey(ownerId, keyId);
+    if (!key) throw new Refusal('key_not_found');
+    this.caches.keyRevoked(key);
+    return key;
+  }
+
+  private async changeBalance(kind: 'grant' | 'adjustment', { accountId, amountMicros, reason }: CreditChange) {
+    const result = await this.store.appendLedgerEntry({ accountId, kind, amountMicros, reason });
+    await this.caches.apply({ kind: 'balance', subjectId: accountId });
+    return result;
+  }
+}
+
+async function emailMustBeFree<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if (err instanceof EmailTakenError) throw new Refusal('email_taken');
+    throw err;
+  }
+}

@@ -1,0 +1,23 @@
+// What the app is built from: the services every route and plugin is handed. Built once
+// by app.ts; a type only, so routes depend on it and not on the app.
+import type { Authenticator } from './auth/authenticate.js';
+import type { KeyCache } from './auth/key-cache.js';
+import type { Admission } from './billing/admission.js';
+import type { Tiers } from './billing/tiers.js';
+import type { Commands } from './commands/commands.js';
+import type { Config } from './config/schema.js';
+import type { ModelCatalog } from './models/catalog.js';
+import type { Store } from './store/store.js';
+
+export interface AppServices {
+  config: Config;
+  store: Store;
+  catalog: ModelCatalog;
+  keyCache: KeyCache;
+  authenticator: Authenticator;
+  tiers: Tiers;
+  /** Limits and credits: in this process, or in Redis in shared mode. */
+  admission: Admission;
+  /** Every write to accounts, keys and credits. */
+  commands: Commands;
+}

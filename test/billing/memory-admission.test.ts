@@ -1,0 +1,144 @@
+// The in-memory Admission on its own: limits, slots, reservations and release, against a
+// real SQLite store.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryAdmission, type Principal } from '../../src/billing/admission.js';
+import { MemoryCreditBook } from '../../src/billing/reservations.js';
+import type { Tier } from '../../src/billing/tiers.js';
+import { UsageWriter } from '../../src/billing/usage-writer.js';
+import type { TierConfig } from '../../src/config/schema.js';
+import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
+import { AccountLimits } from '../../src/limits/account-limits.js';
+import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
+import { newTimeOrderedId } from '../../src/store/ids.js';
+import { openStore } from '../../src/store/kysely-store.js';
+import type { Store, UsageRecord } from '../../src/store/store.js';
+
+let dir: string;
+let store: Store;
+let book: MemoryCreditBook;
+let admission: MemoryAdmission;
+let principal: Principal;
+
+function tier(overrides: Partial<TierConfig> = {}): Tier {
+  const config: TierConfig = { rpm: 60, tpm: 1_000, concurrency: 2, models: ['*'], subscription: false, price_month: 0, credits_month: 0, ...overrides };
+  return { name: 'test', config, allowsModel: () => true };
+}
+
+function usage(costMicros: number, completionTokens = 5): { completionTokens: number; record: UsageRecord } {
+  return {
+    completionTokens,
+    record: {
+      id: newTimeOrderedId('usage'),
+      requestId: 'req_test',
+      accountId: principal.accountId,
+      keyId: 'key_test',
+      model: 'm',
+      promptTokens: 10,
+      completionTokens,
+      costMicros,
+      latencyMs: 1,
+      status: 200,
+      streamed: false,
+      finishReason: 'stop',
+      createdAt: new Date().toISOString(),
+    },
+  };
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'lmgate-admission-'));
+  store = openStore({ sqlitePath: join(dir, 'lmgate.db') });
+  await store.migrate();
+  const account = await store.createAccount({ email: 'a@example.test', tier: 'free' });
+  await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000 });
+  book = new MemoryCreditBook(store);
+  const writer = new UsageWriter(store, book, { onError: (err) => { throw err; } });
+  admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer);
+  principal = { accountId: account.id, tier: tier() };
+});
+afterEach(async () => {
+  await admission.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('in-memory admission', () => {
+  it('admits with a reservation that has an id, and release charges the cost and frees the rest', async () => {
+    const pass = admission.open(principal);
+    await pass.requireCredit();
+    const decision = await pass.admit({ promptTokens: 10, worstCaseMicros: 400 });
+    expect(decision.reservation).toMatchObject({ accountId: principal.accountId, amountMicros: 400 });
+    expect(decision.reservation.id).toMatch(/^rsv_/);
+    expect(pass.reservedMicros).toBe(400);
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 1_000, reservedMicros: 400 });
+    expect(book.openReservations).toBe(1);
+
+    pass.release(usage(150));
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 850, reservedMicros: 0 });
+    expect(book.openReservations).toBe(0);
+    await admission.flush();
+    expect(await store.balanceOf(principal.accountId)).toBe(850);
+  });
+
+  it('is synchronous once the account is loaded: no promise on the request path', async () => {
+    await admission.snapshot(principal.accountId); // loads the balance
+    const pass = admission.open(principal);
+    expect(pass.requireCredit()).toBeUndefined();
+    const decision = pass.admit({ promptTokens: 1, worstCaseMicros: 1 });
+    expect(decision).not.toBeInstanceOf(Promise);
+    pass.release(usage(1));
+  });
+
+  it('refuses a worst case above what is available with 402, and at zero even a free request', async () => {
+    await admission.snapshot(principal.accountId);
+    const first = admission.open(principal);
+    first.admit({ promptTokens: 1, worstCaseMicros: 800 });
+    const second = admission.open(principal);
+    expect(() => second.admit({ promptTokens: 1, worstCaseMicros: 300 })).toThrow(InsufficientCreditsError);
+    second.refuse();
+    first.release(usage(800));
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 200, reservedMicros: 0 });
+
+    await store.appendLedgerEntry({ accountId: principal.accountId, kind: 'adjustment', amountMicros: -200 });
+    await admission.flush();
+    await admission.balanceChanged(principal.accountId);
+    expect(() => admission.open(principal).requireCredit()).toThrow(InsufficientCreditsError);
+  });
+
+  it('holds one concurrency slot per open pass until release or refusal', async () => {
+    await admission.snapshot(principal.accountId);
+    const a = admission.open(principal);
+    const b = admission.open(principal);
+    expect(() => admission.open(principal)).toThrow(RateLimitedError);
+    a.refuse();
+    a.refuse(); // twice is harmless: the slot is not given back twice
+    const c = admission.open(principal);
+    expect(() => admission.open(principal)).toThrow(RateLimitedError);
+    b.admit({ promptTokens: 1, worstCaseMicros: 1 });
+    b.release(usage(1));
+    c.refuse();
+    expect(admission.limits(principal).concurrency).toMatchObject({ limit: 2, inUse: 0 });
+  });
+
+  it('takes prompt tokens at admission, gives them back on refusal, and adds output tokens at release', async () => {
+    await admission.snapshot(principal.accountId);
+    const refused = admission.open(principal);
+    refused.admit({ promptTokens: 900, worstCaseMicros: 1 });
+    refused.refuse();
+    const pass = admission.open(principal);
+    pass.admit({ promptTokens: 900, worstCaseMicros: 1 });
+    pass.release(usage(1, 100));
+    // 1,000 tokens per minute are now spent: the next prompt waits.
+    expect(() => admission.open(principal).admit({ promptTokens: 50, worstCaseMicros: 1 })).toThrow(RateLimitedError);
+  });
+
+  it('counts requests per minute and refuses past the tier’s rpm with the state for the headers', () => {
+    const narrow: Principal = { ...principal, tier: tier({ rpm: 2 }) };
+    expect(admission.takeRequest(narrow)).toMatchObject({ limit: 2, remaining: 1 });
+    expect(admission.takeRequest(narrow)).toMatchObject({ limit: 2, remaining: 0 });
+    expect(() => admission.takeRequest(narrow)).toThrow(RateLimitedError);
+  });
+});
