@@ -10,7 +10,7 @@
 // can never overtake a flush and count a charge twice or not at all.
 import { InsufficientCreditsError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
-import type { Store } from '../store/store.js';
+import type { Store, UsageRecord } from '../store/store.js';
 
 /**
  * Credit held for one request until it is released. In shared mode it is held under a
@@ -102,18 +102,29 @@ export class MemoryCreditBook implements CreditBook {
   }
 
   /**
-   * Called by the usage writer, inside `exclusive`, once charges are committed: they move
-   * from unflushed into the stored balance read back after the commit.
+   * Writes settled records with `write` and moves their charges from unflushed into the
+   * stored balance read back after the commit, between other reads of the store (see the
+   * header comment). A failed write changes nothing here.
    */
-  markFlushed(accountId: string, chargedMicros: number, storedMicros: number): void {
-    const credit = this.accounts.get(accountId);
-    if (!credit) return;
-    credit.unflushedMicros -= chargedMicros;
-    credit.storedMicros = storedMicros;
+  commitSettled(records: readonly UsageRecord[], write: () => Promise<void>): Promise<void> {
+    return this.exclusive(async () => {
+      await write();
+      const chargedByAccount = new Map<string, number>();
+      for (const record of records) {
+        chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + record.costMicros);
+      }
+      const stored = await Promise.all([...chargedByAccount.keys()].map((id) => this.store.balanceOf(id)));
+      [...chargedByAccount].forEach(([accountId, chargedMicros], i) => {
+        const credit = this.accounts.get(accountId);
+        if (!credit) return;
+        credit.unflushedMicros -= chargedMicros;
+        credit.storedMicros = stored[i]!;
+      });
+    });
   }
 
   /** Runs store reads and flushes one at a time (see the header comment). */
-  exclusive<T>(task: () => Promise<T>): Promise<T> {
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);
     return run;

@@ -70,16 +70,10 @@ export class UsageWriter {
   private writeBatch(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
     return this.book
-      .exclusive(async () => {
+      .commitSettled(batch, async () => {
         const startedAt = performance.now();
         await this.store.recordUsage(batch);
         this.options.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
-        const chargedByAccount = new Map<string, number>();
-        for (const record of batch) {
-          chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + record.costMicros);
-        }
-        const stored = await Promise.all([...chargedByAccount.keys()].map((id) => this.store.balanceOf(id)));
-        [...chargedByAccount].forEach(([accountId, charged], i) => this.book.markFlushed(accountId, charged, stored[i]!));
       })
       .catch((err: unknown) => {
         if (err instanceof NotFoundInStoreError) {
