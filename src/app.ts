@@ -6,7 +6,7 @@ import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
 import { ChangeFeed } from './cluster/change-feed.js';
-import { ProcessCaches } from './cluster/local-caches.js';
+import { ProcessCaches, type Change } from './cluster/local-caches.js';
 import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import type { Config } from './config/schema.js';
@@ -27,19 +27,22 @@ import { Metrics } from './observability/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
 import type { AppServices } from './services.js';
+import type { SharedMode } from './shared/connect.js';
 import type { Store } from './store/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Exposed so tests (and the admin API) can apply pending changes now. */
     changeFeed: ChangeFeed;
+    /** The writes of this instance (tests act as an operator or a dashboard would). */
+    commands: Commands;
   }
 }
 
 export interface AppDeps {
   store: Store;
-  /** Shared mode's admission (shared/connect.ts); in this process when absent. */
-  admission?: Admission;
+  /** Shared mode (shared/connect.ts); limits and credits in this process when absent. */
+  shared?: SharedMode;
   /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
   changePollMs?: number;
 }
@@ -79,9 +82,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
   const metrics = new Metrics();
-  const admission = deps.admission ?? memoryGate(store, metrics, (err) => app.log.error({ err }, 'usage flush failed'));
+  const admission = deps.shared?.admission ?? memoryGate(store, metrics, (err) => app.log.error({ err }, 'usage flush failed'));
   metrics.watchUsageQueue(() => admission.pendingUsage);
-  const caches = new ProcessCaches(keyCache, admission);
+  const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
   const services: AppServices = {
     config,
     store,
@@ -114,9 +117,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
   await app.register(webAppRoutes);
 
+  const applyChange = (change: Change): void =>
+    void caches.apply(change).catch((err: unknown) => app.log.error({ err, change }, 'applying a change failed'));
   const changeFeed = new ChangeFeed(
     store,
-    (change) => void caches.apply(change).catch((err: unknown) => app.log.error({ err, change }, 'applying a change failed')),
+    applyChange,
     (err) => app.log.error({ err }, 'change feed poll failed'),
     deps.changePollMs,
   );
@@ -126,9 +131,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   flushTimer.unref();
 
   app.decorate('changeFeed', changeFeed);
+  app.decorate('commands', services.commands);
   app.decorate('admission', admission);
   app.addHook('onReady', async () => {
     await changeFeed.start();
+    await deps.shared?.changes.subscribe(applyChange);
     await admission.start();
   });
   // Node closes the connections idle when closing starts; one whose request finishes later

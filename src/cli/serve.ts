@@ -3,7 +3,7 @@
 import { buildApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { assertSecureTransport } from '../http/transport-policy.js';
-import { openSharedAdmission } from '../shared/connect.js';
+import { openSharedMode } from '../shared/connect.js';
 import { openStore } from '../store/kysely-store.js';
 import { storeLocation, type CliIo } from './context.js';
 import { seedDemoAccount } from './seed-demo.js';
@@ -15,10 +15,10 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   const seeded = await seedDemoAccount(store, config);
 
   // Shared mode: limits, credits and usage in Redis, so instances on one PostgreSQL act as one.
-  const admission = config.redis.url ? await openSharedAdmission(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) }) : undefined;
-  const app = await buildApp(config, { store, admission });
+  const shared = config.redis.url ? await openSharedMode(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) }) : undefined;
+  const app = await buildApp(config, { store, shared });
   const address = await app.listen({ host: config.server.host, port: config.server.port });
-  io.out(`lmgate listening on ${address} (store: ${store.dialect}${admission ? ', shared state: redis' : ''})`);
+  io.out(`lmgate listening on ${address} (store: ${store.dialect}${shared ? ', shared state: redis' : ''})`);
   io.out(`  OpenAI base URL: ${address}/v1`);
   io.out(`  Dashboard:       ${address}/`);
   if (seeded) {

@@ -65,13 +65,13 @@ export class Commands {
 
   async setStatus(accountId: string, status: AccountStatus): Promise<Account> {
     const account = await this.store.setAccountStatus(accountId, status);
-    await this.caches.apply({ kind: 'account', subjectId: accountId });
+    await this.caches.changed({ kind: 'account', subjectId: accountId });
     return account;
   }
 
   async setTier(accountId: string, tier: string): Promise<Account> {
     const account = await this.store.setAccountTier(accountId, tier);
-    await this.caches.apply({ kind: 'account', subjectId: accountId });
+    await this.caches.changed({ kind: 'account', subjectId: accountId });
     return account;
   }
 
@@ -89,7 +89,7 @@ export class Commands {
     const canonical = canonicalRedemptionCode(typed);
     const result = canonical ? await this.store.redeemCode(accountId, hashRedemptionCode(canonical), new Date().toISOString()) : undefined;
     if (result?.outcome === 'redeemed') {
-      await this.caches.apply({ kind: 'balance', subjectId: accountId });
+      await this.caches.changed({ kind: 'balance', subjectId: accountId });
       return result;
     }
     if (result?.outcome === 'expired') throw new Refusal('code_expired');
@@ -113,7 +113,7 @@ export class Commands {
 
   private async changeBalance(kind: 'grant' | 'adjustment', { accountId, amountMicros, reason }: CreditChange) {
     const result = await this.store.appendLedgerEntry({ accountId, kind, amountMicros, reason });
-    await this.caches.apply({ kind: 'balance', subjectId: accountId });
+    await this.caches.changed({ kind: 'balance', subjectId: accountId });
     return result;
   }
 }

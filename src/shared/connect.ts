@@ -1,10 +1,12 @@
 // Shared mode from the configuration: the Redis connections, with bounded timeouts so an
-// unreachable or slow Redis fails a request quickly instead of holding it, and the admission.
+// unreachable or slow Redis fails a request quickly instead of holding it; the admission,
+// and the channel on which instances announce changes to each other.
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Store } from '../store/store.js';
+import { ChangeChannel } from './change-channel.js';
 import { SharedAdmission } from './shared-admission.js';
 import { SharedState } from './shared-state.js';
 import { UsageStreamWriter } from './usage-stream-writer.js';
@@ -23,7 +25,12 @@ export interface SharedOptions {
   observer?: UsageWriteObserver;
 }
 
-export async function openSharedAdmission(config: Config, store: Store, options: SharedOptions): Promise<SharedAdmission> {
+export interface SharedMode {
+  admission: SharedAdmission;
+  changes: ChangeChannel;
+}
+
+export async function openSharedMode(config: Config, store: Store, options: SharedOptions): Promise<SharedMode> {
   const url = config.redis.url!;
   const connect = (commandTimeout: number | undefined): Redis =>
     new Redis(url, {
@@ -35,16 +42,20 @@ export async function openSharedAdmission(config: Config, store: Store, options:
       lazyConnect: true,
     });
   const redis = connect(COMMAND_TIMEOUT_MS);
-  // The usage stream's blocking reads hold a connection of their own.
+  // The usage stream's blocking reads, and the change channel's subscription, hold
+  // connections of their own.
   const reader = connect(undefined);
-  redis.on('error', options.onError);
-  reader.on('error', options.onError);
-  await Promise.all([redis.connect(), reader.connect()]);
-  const state = new SharedState(redis, store, { prefix: options.prefix ?? 'lmgate', leaseMs: options.leaseMs ?? LEASE_MS, onError: options.onError });
+  const subscriber = connect(undefined);
+  for (const connection of [redis, reader, subscriber]) connection.on('error', options.onError);
+  await Promise.all([redis.connect(), reader.connect(), subscriber.connect()]);
+  const prefix = options.prefix ?? 'lmgate';
+  const state = new SharedState(redis, store, { prefix, leaseMs: options.leaseMs ?? LEASE_MS, onError: options.onError });
   const consumer = `${hostname()}-${process.pid}-${Date.now().toString(36)}`;
   const writer = new UsageStreamWriter(state, reader, store, { consumer, onError: options.onError, observer: options.observer });
-  return new SharedAdmission(state, writer, options.onError, () => {
+  const admission = new SharedAdmission(state, writer, options.onError, () => {
     redis.disconnect();
     reader.disconnect();
+    subscriber.disconnect();
   });
+  return { admission, changes: new ChangeChannel(redis, subscriber, prefix, options.onError) };
 }

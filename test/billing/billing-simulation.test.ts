@@ -14,7 +14,7 @@ import { createApiKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createRandom } from '../../src/models/lorem-text.js';
-import { openSharedAdmission } from '../../src/shared/connect.js';
+import { openSharedMode } from '../../src/shared/connect.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import { BalanceWouldGoNegativeError, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -86,8 +86,8 @@ class Deployment {
     const count = this.mode === 'shared' ? 2 : 1;
     for (let i = 0; i < count; i++) {
       const store = openStore(this.location);
-      const admission = this.redis ? await openSharedAdmission(this.config, store, { prefix: this.redis.prefix, onError: () => undefined }) : undefined;
-      const app = await buildApp(this.config, { store, admission, changePollMs: 50 });
+      const shared = this.redis ? await openSharedMode(this.config, store, { prefix: this.redis.prefix, onError: () => undefined }) : undefined;
+      const app = await buildApp(this.config, { store, shared, changePollMs: 50 });
       await app.listen({ host: '127.0.0.1', port: 0 });
       const address = app.server.address();
       if (address === null || typeof address === 'string') throw new Error('no TCP address');

@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { openSharedAdmission } from '../../src/shared/connect.js';
+import { openSharedMode } from '../../src/shared/connect.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Account, Store } from '../../src/store/store.js';
 import { createTestDatabase } from './postgres.js';
@@ -35,7 +35,12 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(size: number, overrides: Record<string, unknown> = {}): Promise<TestCluster> {
+export interface ClusterOptions {
+  /** How often each instance polls the store's change feed (default 50 ms). */
+  changePollMs?: number;
+}
+
+export async function startCluster(size: number, overrides: Record<string, unknown> = {}, options: ClusterOptions = {}): Promise<TestCluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-cluster-'));
   const database = await createTestDatabase();
   const redis = testRedis();
@@ -56,8 +61,8 @@ export async function startCluster(size: number, overrides: Record<string, unkno
   const instances: Instance[] = [];
   for (let i = 0; i < size; i++) {
     const instanceStore = openStore(location);
-    const admission = await openSharedAdmission(config, instanceStore, { prefix: redis.prefix, onError: () => undefined });
-    const app = await buildApp(config, { store: instanceStore, admission, changePollMs: 50 });
+    const shared = await openSharedMode(config, instanceStore, { prefix: redis.prefix, onError: () => undefined });
+    const app = await buildApp(config, { store: instanceStore, shared, changePollMs: options.changePollMs ?? 50 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
