@@ -47,11 +47,12 @@ export class Commands {
 
   /** An operator's account, with its first credits, all or nothing. Refused when the email is taken. */
   async createAccount(input: NewAccount): Promise<{ account: Account; balanceMicros: number }> {
-    if (await this.store.findAccount(input.email)) throw new Refusal('email_taken');
-    const account = await emailMustBeFree(() => this.store.createAccount(input));
-    if (input.creditsMicros === 0) return { account, balanceMicros: 0 };
-    const { balanceMicros } = await this.store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: input.creditsMicros, reason: input.creditsReason });
-    return { account, balanceMicros };
+    return this.store.transaction(async (tx) => {
+      const account = await emailMustBeFree(() => tx.createAccount(input));
+      if (input.creditsMicros === 0) return { account, balanceMicros: 0 };
+      const { balanceMicros } = await tx.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: input.creditsMicros, reason: input.creditsReason });
+      return { account, balanceMicros };
+    });
   }
 
   /** A customer's own sign-up: account, password and sign-up credits at once. */

@@ -162,9 +162,15 @@ export interface NewSignUp {
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`
+   * resolves, rolled back when it throws. Inside, use only the store given to `fn`.
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
 
+  /** Throws EmailTakenError. */
   createAccount(input: { email: string; name?: string | null; tier: string }): Promise<Account>;
   /** By id, or by email when the reference contains an `@`. */
   findAccount(idOrEmail: string): Promise<Account | undefined>;

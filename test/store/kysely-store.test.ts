@@ -2,7 +2,7 @@
 // PostgreSQL server: one implementation serves both, so both must behave the same.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key.js';
-import { NotFoundInStoreError, type ApiKeyRecord, type Store } from '../../src/store/store.js';
+import { EmailTakenError, NotFoundInStoreError, type ApiKeyRecord, type Store } from '../../src/store/store.js';
 import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
 
 
@@ -328,5 +328,79 @@ describe.each(backends)('the store on $name', (backend) => {
     await expect(store.revokeKey('key_00000000000000000000')).rejects.toThrow(/key_00000000000000000000/);
     expect(await store.latestChangeId()).toBe(before);
     expect(await store.changesAfter(before)).toEqual([]);
+  });
+});
+
+describe.each(backends)('store transactions ($name)', (backend) => {
+  let opened: OpenedStore;
+  beforeEach(async () => {
+    opened = await backend.open();
+    await opened.store.migrate();
+  });
+  afterEach(async () => {
+    await opened.cleanup();
+  });
+
+  it('commits every write of the callback together', async () => {
+    const { store } = opened;
+    const before = await store.latestChangeId();
+    const account = await store.transaction(async (tx) => {
+      const created = await tx.createAccount({ email: 'tx@example.test', tier: 'free' });
+      await tx.appendLedgerEntry({ accountId: created.id, kind: 'grant', amountMicros: 42, reason: 'r' });
+      await tx.setAccountTier(created.id, 'pro');
+      return created;
+    });
+    expect((await store.findAccount(account.id))?.tier).toBe('pro');
+    expect(await store.balanceOf(account.id)).toBe(42);
+    expect(await store.sumLedger(account.id)).toBe(42);
+    expect((await store.changesAfter(before)).map((change) => change.kind)).toEqual(['balance', 'account']);
+  });
+
+  it('rolls every write back when the callback throws, change events included', async () => {
+    const { store } = opened;
+    const before = await store.latestChangeId();
+    await expect(
+      store.transaction(async (tx) => {
+        const created = await tx.createAccount({ email: 'rollback@example.test', tier: 'free' });
+        await tx.appendLedgerEntry({ accountId: created.id, kind: 'grant', amountMicros: 42, reason: 'r' });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await store.findAccount('rollback@example.test')).toBeUndefined();
+    expect(await store.changesAfter(before)).toEqual([]);
+  });
+
+  it('shows its writes to other connections only once committed', async () => {
+    const { store } = opened;
+    const other = opened.openAnother();
+    try {
+      let seenInside: unknown = 'not checked';
+      await store.transaction(async (tx) => {
+        await tx.createAccount({ email: 'later@example.test', tier: 'free' });
+        // On SQLite the writer holds the file's write lock; a reader still sees the last commit.
+        seenInside = await other.findAccount('later@example.test');
+      });
+      expect(seenInside).toBeUndefined();
+      expect(await other.findAccount('later@example.test')).toBeDefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('runs a nested transaction inside the outer one', async () => {
+    const { store } = opened;
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.transaction((inner) => inner.createAccount({ email: 'nested@example.test', tier: 'free' }));
+        throw new Error('outer fails');
+      }),
+    ).rejects.toThrow('outer fails');
+    expect(await store.findAccount('nested@example.test')).toBeUndefined();
+  });
+
+  it('refuses a second account with the same email, by the unique index', async () => {
+    const { store } = opened;
+    await store.createAccount({ email: 'twice@example.test', tier: 'free' });
+    await expect(store.createAccount({ email: 'Twice@example.test ', tier: 'free' })).rejects.toThrow(EmailTakenError);
   });
 });

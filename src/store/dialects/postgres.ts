@@ -1,10 +1,17 @@
+// PostgreSQL: many writers at once (instances, the CLI), so balances are locked row by row
+// in id order and change ids are made visible in commit order.
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { checkMicros } from '../../billing/money.js';
+import type { Dialect } from '../dialect.js';
+import { chunked, type Db } from '../sql.js';
+import { NotFoundInStoreError, type UsageRecord } from '../store.js';
 import type { Database } from '../tables.js';
+import { planUsageCharges, toUsageRow } from '../usage-rows.js';
 
 const INT8_OID = 20;
 
-export function openPostgres(connectionString: string): Kysely<Database> {
+export function openPostgres(connectionString: string): { db: Kysely<Database>; dialect: Dialect } {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
@@ -15,5 +22,72 @@ export function openPostgres(connectionString: string): Kysely<Database> {
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect };
+}
+
+// Multi-row inserts stay far below the bound-parameter limit (65535): 13 columns × 200
+// rows, 6 × 500, and 1000 ids per IN list.
+const USAGE_ROWS_PER_INSERT = 200;
+const LEDGER_ROWS_PER_INSERT = 500;
+const IDS_PER_LOCK = 1000;
+
+const postgresDialect: Dialect = {
+  name: 'postgres',
+  transaction: (db, fn) => db.transaction().execute(fn),
+  // SELECT ... FOR UPDATE in id order, so two transactions that lock overlapping sets take
+  // the locks in the same order and cannot deadlock; a concurrent writer waits here and
+  // then reads the committed balance.
+  lockBalances: async (trx, accountIds) => {
+    const balances = new Map<string, number>();
+    for (const ids of chunked(accountIds, IDS_PER_LOCK)) {
+      const rows = await trx.selectFrom('accounts').select(['id', 'balance_micros']).where('id', 'in', ids).orderBy('id').forUpdate().execute();
+      for (const row of rows) balances.set(row.id, checkMicros(Number(row.balance_micros)));
+    }
+    const missing = accountIds.find((id) => !balances.has(id));
+    if (missing !== undefined) throw new NotFoundInStoreError('account', missing);
+    return balances;
+  },
+  // A bigserial id is taken at insert but becomes visible only at commit, so without care
+  // a reader can see id 6 (committed first) before id 5, move past 5 and never deliver it.
+  // The transaction-scoped lock makes change writers take ids and commit one at a time. It
+  // is always the last lock a transaction takes, so it cannot deadlock with row locks.
+  serializeChanges: async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('lmgate.change_events'))`.execute(trx);
+  },
+  recordUsage: async (db, records, at, inTransaction) => {
+    if (inTransaction) await recordUsageIn(db, records, at);
+    else await db.transaction().execute((trx) => recordUsageIn(trx, records, at));
+  },
+};
+
+async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: string): Promise<void> {
+  const accountIds = [...new Set(records.map((r) => r.accountId))].sort();
+  // Balances are locked before anything is written, so a concurrent writer (another
+  // instance, the CLI) either sees this batch whole or waits for it.
+  const balances = await postgresDialect.lockBalances(trx, accountIds);
+
+  // ON CONFLICT DO NOTHING ... RETURNING answers with the rows actually inserted: a record
+  // already stored (a retried batch) is neither written nor charged. A concurrent insert of
+  // the same id waits for the other transaction and is then skipped, so checking for
+  // existing ids first would race.
+  const inserted = new Set<string>();
+  for (const chunk of chunked(records, USAGE_ROWS_PER_INSERT)) {
+    const rows = await trx
+      .insertInto('usage_records')
+      .values(chunk.map(toUsageRow))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .execute();
+    for (const row of rows) inserted.add(row.id);
+  }
+
+  const { entries, chargedByAccount } = planUsageCharges(records.filter((r) => inserted.has(r.id)), balances, at);
+  for (const chunk of chunked(entries, LEDGER_ROWS_PER_INSERT)) await trx.insertInto('ledger_entries').values(chunk).execute();
+  for (const [accountId, chargedMicros] of chargedByAccount) {
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({ balance_micros: eb('balance_micros', '-', chargedMicros), balance_version: eb('balance_version', '+', 1) }))
+      .where('id', '=', accountId)
+      .execute();
+  }
 }

@@ -1,5 +1,5 @@
 // recordUsage on SQLite with prepared statements in one synchronous transaction. Same
-// semantics as the Kysely path in kysely-store.ts (see Store.recordUsage); the caller holds
+// semantics as PostgreSQL's path in postgres.ts (see Store.recordUsage); the caller holds
 // Kysely's connection lock, so no other query runs on the handle meanwhile.
 import type SqliteDatabase from 'better-sqlite3';
 import { checkMicros } from '../../billing/money.js';

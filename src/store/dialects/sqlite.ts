@@ -1,11 +1,20 @@
+// SQLite: one file, one writer at a time. Transactions begin IMMEDIATE, taking the write
+// lock up front: Kysely's deferred BEGIN would let a transaction that reads first and
+// writes later fail with SQLITE_BUSY_SNAPSHOT (busy_timeout does not help) when another
+// process (the CLI beside a server) commits in between.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { checkMicros } from '../../billing/money.js';
+import type { Dialect } from '../dialect.js';
+import { chunked, type Db } from '../sql.js';
+import { NotFoundInStoreError } from '../store.js';
 import type { Database } from '../tables.js';
+import { SqliteUsageBulk } from './sqlite-usage-bulk.js';
 
-/** Kysely over the file, and the raw handle for the few writes that need prepared statements. */
-export function openSqlite(path: string): { db: Kysely<Database>; sqlite: SqliteDatabase.Database } {
+/** Kysely over the file, and the dialect with the raw handle for prepared-statement writes. */
+export function openSqlite(path: string): { db: Kysely<Database>; dialect: Dialect } {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
   // WAL lets the CLI write while a server reads; busy_timeout makes writers queue instead
@@ -16,5 +25,48 @@ export function openSqlite(path: string): { db: Kysely<Database>; sqlite: Sqlite
   sqlite.pragma('foreign_keys = ON');
   // 32 MiB of page cache (the default is 2 MiB): the usage indexes stay in memory longer.
   sqlite.pragma('cache_size = -32768');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), sqlite };
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: sqliteDialect(new SqliteUsageBulk(sqlite)) };
+}
+
+const IDS_PER_QUERY = 1000;
+
+function sqliteDialect(bulk: SqliteUsageBulk): Dialect {
+  return {
+    name: 'sqlite',
+    // Kysely's SQLite driver has one connection: while a transaction holds it, other
+    // queries of this process wait for it.
+    transaction: (db, fn) =>
+      db.connection().execute(async (connection) => {
+        await sql`begin immediate`.execute(connection);
+        try {
+          const result = await fn(connection);
+          await sql`commit`.execute(connection);
+          return result;
+        } catch (err) {
+          await sql`rollback`.execute(connection);
+          throw err;
+        }
+      }),
+    // The transaction holds the write lock already: the balances read are current.
+    lockBalances: async (trx, accountIds) => {
+      const balances = new Map<string, number>();
+      for (const ids of chunked(accountIds, IDS_PER_QUERY)) {
+        const rows = await trx.selectFrom('accounts').select(['id', 'balance_micros']).where('id', 'in', ids).execute();
+        for (const row of rows) balances.set(row.id, checkMicros(Number(row.balance_micros)));
+      }
+      const missing = accountIds.find((id) => !balances.has(id));
+      if (missing !== undefined) throw new NotFoundInStoreError('account', missing);
+      return balances;
+    },
+    // One writer at a time: ids are committed in order already.
+    serializeChanges: async () => undefined,
+    // One usage record per request makes this the store's busiest write; on SQLite it runs
+    // synchronously on the event loop, so it uses prepared statements (about 8× cheaper
+    // than building multi-row inserts), under Kysely's connection lock unless the caller's
+    // transaction holds it already.
+    recordUsage: async (db: Db, records, at, inTransaction) => {
+      if (inTransaction) bulk.recordUsage(records, at);
+      else await db.connection().execute(async () => bulk.recordUsage(records, at));
+    },
+  };
 }

@@ -1,0 +1,23 @@
+// Every difference between SQLite and PostgreSQL that the domain modules meet, in one
+// object: how a transaction begins, how balances are locked, how change ids are kept in
+// commit order, and how the busiest write (usage batches) is done.
+import type { UsageRecord } from './store.js';
+import type { Db } from './sql.js';
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Runs `fn` in a transaction on `db`: committed when it resolves, rolled back when it throws. */
+  transaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Locks the accounts' rows for the rest of the transaction and reads their balances;
+   * throws NotFoundInStoreError if one does not exist. `accountIds` must be sorted.
+   */
+  lockBalances(trx: Db, accountIds: readonly string[]): Promise<Map<string, number>>;
+  /** Before a change event is inserted: makes change ids become visible in id order. */
+  serializeChanges(trx: Db): Promise<void>;
+  /**
+   * Stores usage records (already checked and unique) with their ledger charges; see
+   * Store.recordUsage. `inTransaction`: `db` is a transaction this call must join.
+   */
+  recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<void>;
+}

@@ -1,0 +1,85 @@
+// API keys: stored by the SHA-256 of the secret, revoked in place (never deleted).
+import type { Selectable } from 'kysely';
+import { recordChange } from './changes.js';
+import type { Dialect } from './dialect.js';
+import { newId } from './ids.js';
+import { now, type Db } from './sql.js';
+import { NotFoundInStoreError, type ApiKeyRecord, type NewApiKey } from './store.js';
+import type { ApiKeysTable } from './tables.js';
+
+export async function createApiKey(db: Db, input: NewApiKey): Promise<ApiKeyRecord> {
+  const row: ApiKeysTable = {
+    id: newId('key'),
+    account_id: input.accountId,
+    name: input.name,
+    key_hash: input.keyHash,
+    prefix: input.prefix,
+    last_four: input.lastFour,
+    created_at: now(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return toApiKey(row);
+}
+
+export async function findKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRecord | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  return row && toApiKey(row);
+}
+
+export async function findKeyById(db: Db, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  return row && toApiKey(row);
+}
+
+export async function listKeys(db: Db, accountId: string): Promise<ApiKeyRecord[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toApiKey);
+}
+
+/** In the caller's transaction. */
+export async function revokeKey(trx: Db, dialect: Dialect, keyId: string): Promise<ApiKeyRecord> {
+  await trx.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', keyId).where('revoked_at', 'is', null).execute();
+  const row = await trx.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  if (!row) throw new NotFoundInStoreError('key', keyId);
+  await recordChange(trx, dialect, 'key', keyId);
+  return toApiKey(row);
+}
+
+/** In the caller's transaction. */
+export async function revokeAccountKey(trx: Db, dialect: Dialect, accountId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const revoked = await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: now() })
+    .where('id', '=', keyId)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  const row = await trx.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+  if (!row) return undefined;
+  // Only a key that changed needs other instances to forget it.
+  if (revoked.numUpdatedRows > 0n) await recordChange(trx, dialect, 'key', keyId);
+  return toApiKey(row);
+}
+
+/** In the caller's transaction. */
+export async function touchKeys(trx: Db, lastUsedAtById: ReadonlyMap<string, string>): Promise<void> {
+  for (const [id, at] of lastUsedAtById) {
+    await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}
+
+function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    prefix: row.prefix,
+    lastFour: row.last_four,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}

@@ -1,0 +1,103 @@
+// Usage records: one per request that reached a model, written in batches with their
+// ledger charges (the dialect does the write), read back for the dashboard.
+import { sql, type Selectable } from 'kysely';
+import { checkMicros } from '../billing/money.js';
+import type { Dialect } from './dialect.js';
+import { checkLimit, now, type Db } from './sql.js';
+import type { TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
+import type { UsageRecordsTable } from './tables.js';
+
+export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<void> {
+  // A batch may repeat a record (a retried enqueue); the first copy wins, like the id
+  // conflict with a stored one.
+  const byId = new Map<string, UsageRecord>();
+  for (const record of records) {
+    checkUsageRecord(record);
+    if (!byId.has(record.id)) byId.set(record.id, record);
+  }
+  if (byId.size === 0) return;
+  await dialect.recordUsage(db, [...byId.values()], now(), inTransaction);
+}
+
+export async function listUsage(db: Db, accountId: string, options: { limit?: number; sinceIso?: string; untilIso?: string } = {}): Promise<UsageRecord[]> {
+  let query = db.selectFrom('usage_records').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (options.sinceIso !== undefined) query = query.where('created_at', '>=', options.sinceIso);
+  if (options.untilIso !== undefined) query = query.where('created_at', '<', options.untilIso);
+  if (options.limit !== undefined) query = query.limit(checkLimit(options.limit));
+  return (await query.execute()).map(toUsageRecord);
+}
+
+export async function summarizeUsage(db: Db, accountId: string, range: TimeRange): Promise<UsageSummary> {
+  // created_at is ISO 8601 UTC text, so its first ten characters are the UTC day on both
+  // databases, and the range is an index range scan on (account_id, created_at).
+  const day = sql<string>`substr(created_at, 1, 10)`;
+  const base = db
+    .selectFrom('usage_records')
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', range.fromIso)
+    .where('created_at', '<', range.untilIso)
+    .select((eb) => [
+      day.as('day'),
+      eb.fn.countAll<number | string>().as('requests'),
+      eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
+      eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
+      eb.fn.sum<number | string>('cost_micros').as('cost_micros'),
+    ]);
+  const [days, byModel, byKey] = await Promise.all([
+    base.groupBy(day).orderBy(day).execute(),
+    base.select('model').groupBy([day, 'model']).orderBy(day).orderBy('model').execute(),
+    base.select('key_id').groupBy([day, 'key_id']).orderBy(day).orderBy('key_id').execute(),
+  ]);
+  return {
+    days: days.map(toUsageTotals),
+    byModel: byModel.map((row) => ({ ...toUsageTotals(row), model: row.model })),
+    byKey: byKey.map((row) => ({ ...toUsageTotals(row), keyId: row.key_id })),
+  };
+}
+
+function checkUsageRecord(record: UsageRecord): void {
+  if (checkMicros(record.costMicros) < 0) throw new RangeError(`usage ${record.id} has a negative cost`);
+  for (const [name, value] of [
+    ['promptTokens', record.promptTokens],
+    ['completionTokens', record.completionTokens],
+    ['latencyMs', record.latencyMs],
+    ['status', record.status],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`usage ${record.id}: ${name} is not a count: ${value}`);
+  }
+}
+
+function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    model: row.model,
+    promptTokens: Number(row.prompt_tokens),
+    completionTokens: Number(row.completion_tokens),
+    costMicros: checkMicros(Number(row.cost_micros)),
+    latencyMs: Number(row.latency_ms),
+    status: Number(row.status),
+    streamed: Number(row.streamed) === 1,
+    finishReason: row.finish_reason,
+    createdAt: row.created_at,
+  };
+}
+
+function toUsageTotals(row: {
+  day: string;
+  requests: number | string;
+  prompt_tokens: number | string | null;
+  completion_tokens: number | string | null;
+  cost_micros: number | string | null;
+}): UsageTotals & { date: string } {
+  // PostgreSQL sums into NUMERIC (a string from pg); counts are BIGINT.
+  return {
+    date: row.day,
+    requests: Number(row.requests),
+    promptTokens: Number(row.prompt_tokens ?? 0),
+    completionTokens: Number(row.completion_tokens ?? 0),
+    costMicros: checkMicros(Number(row.cost_micros ?? 0)),
+  };
+}
