@@ -11,13 +11,9 @@ export interface Principal {
   account: Account;
 }
 
-// Secrets seen recently → their hash, so a busy key skips checksum and SHA-256 on each
-// request. Bounded, and only filled with keys that passed the checksum.
-const HASH_MEMO_MAX_ENTRIES = 10_000;
-
+// No secret is kept: the key is checked and hashed (SHA-256, about 1 µs) on every request
+// and everything after works on the hash, so a heap dump holds no usable key.
 export class Authenticator {
-  private readonly hashBySecret = new Map<string, string>();
-
   constructor(
     private readonly store: Store,
     private readonly cache: KeyCache,
@@ -31,7 +27,9 @@ export class Authenticator {
    */
   authenticate(authorization: string | undefined): Principal | Promise<Principal> {
     const secret = parseBearer(authorization);
-    const hash = this.hashBySecret.get(secret) ?? this.hashNewSecret(secret);
+    // The checksum turns away typos and forgeries without touching cache or store.
+    if (!isWellFormedApiKey(secret)) throw new InvalidApiKeyError();
+    const hash = hashApiKey(secret);
     const key = this.cache.getKey(hash);
     if (key === undefined) return this.loadKey(hash).then((loaded) => this.principalOf(loaded));
     return this.principalOf(key);
@@ -50,15 +48,6 @@ export class Authenticator {
     const key = (await this.store.findKeyByHash(hash)) ?? null;
     this.cache.putKey(hash, key ?? undefined);
     return key;
-  }
-
-  private hashNewSecret(secret: string): string {
-    // The checksum turns away typos and forgeries without touching cache or store.
-    if (!isWellFormedApiKey(secret)) throw new InvalidApiKeyError();
-    const hash = hashApiKey(secret);
-    if (this.hashBySecret.size >= HASH_MEMO_MAX_ENTRIES) this.hashBySecret.clear();
-    this.hashBySecret.set(secret, hash);
-    return hash;
   }
 
   private async loadAccount(accountId: string): Promise<Account> {

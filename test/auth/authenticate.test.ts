@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key.js';
 import { Authenticator } from '../../src/auth/authenticate.js';
 import { KeyCache } from '../../src/auth/key-cache.js';
-import { createApiKey } from '../../src/auth/keys.js';
+import { Commands } from '../../src/commands/commands.js';
 import { LastUsedTracker } from '../../src/auth/last-used.js';
 import { ChangeFeed } from '../../src/cluster/change-feed.js';
 import { InvalidApiKeyError, KeyRevokedError, UnauthenticatedError } from '../../src/errors.js';
@@ -66,7 +66,7 @@ describe('Authenticator', () => {
   });
 
   it('returns the key and its account for a valid key, and notes when it was used', async () => {
-    const { record, secret } = await createApiKey(realStore, account.id, 'ci');
+    const { record, secret } = await new Commands(realStore).createKey(account.id, 'ci');
     const principal = await authenticator.authenticate(`Bearer ${secret}`);
     expect(principal.key).toEqual(record);
     expect(principal.account).toEqual(account);
@@ -78,7 +78,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a well-formed key that is not stored with InvalidApiKeyError after one lookup', async () => {
-    await createApiKey(realStore, account.id, 'real');
+    await new Commands(realStore).createKey(account.id, 'real');
     const unknown = generateApiKey().secret;
     await expect(authenticating(authenticator, `Bearer ${unknown}`)).rejects.toBeInstanceOf(InvalidApiKeyError);
     expect(calls.findKeyByHash).toBe(1);
@@ -88,7 +88,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a malformed key with InvalidApiKeyError without touching the store', async () => {
-    const { secret } = await createApiKey(realStore, account.id, 'real');
+    const { secret } = await new Commands(realStore).createKey(account.id, 'real');
     const lastChar = secret.at(-1) === 'A' ? 'B' : 'A';
     const wrongChecksum = secret.slice(0, -1) + lastChar;
     const typo = secret.slice(0, 20) + (secret[20] === 'x' ? 'y' : 'x') + secret.slice(21);
@@ -100,7 +100,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a missing or malformed header as unauthenticated without touching the store', async () => {
-    const { secret } = await createApiKey(realStore, account.id, 'real');
+    const { secret } = await new Commands(realStore).createKey(account.id, 'real');
     for (const header of [undefined, '', `bearer ${secret}`, `Bearer  ${secret}`, `Basic ${secret}`, secret]) {
       await expect(authenticating(authenticator, header), String(header)).rejects.toBeInstanceOf(UnauthenticatedError);
     }
@@ -108,7 +108,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a revoked key with KeyRevokedError', async () => {
-    const { record, secret } = await createApiKey(realStore, account.id, 'old');
+    const { record, secret } = await new Commands(realStore).createKey(account.id, 'old');
     await realStore.revokeKey(record.id);
     await expect(authenticating(authenticator, `Bearer ${secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
     // And again from the cache, without another lookup.
@@ -116,8 +116,16 @@ describe('Authenticator', () => {
     expect(calls.findKeyByHash).toBe(1);
   });
 
+  it('keeps no raw key: caches hold its SHA-256 only', async () => {
+    const { record, secret } = await new Commands(realStore).createKey(account.id, 'held');
+    await authenticator.authenticate(`Bearer ${secret}`);
+    const held = stringsHeldBy([authenticator, cache]);
+    expect(held.has(record.keyHash)).toBe(true); // the walk does reach the cache's entries
+    expect([...held].filter((text) => text.includes(secret.slice(7)))).toEqual([]);
+  });
+
   it('answers a second authentication of the same key from the cache', async () => {
-    const { secret } = await createApiKey(realStore, account.id, 'hot');
+    const { secret } = await new Commands(realStore).createKey(account.id, 'hot');
     const first = await authenticator.authenticate(`Bearer ${secret}`);
     expect(calls).toEqual({ findKeyByHash: 1, findAccount: 1 });
     const second = await authenticator.authenticate(`Bearer ${secret}`);
@@ -126,8 +134,8 @@ describe('Authenticator', () => {
   });
 
   it('does not mix up two keys of the same account in the cache', async () => {
-    const a = await createApiKey(realStore, account.id, 'a');
-    const b = await createApiKey(realStore, account.id, 'b');
+    const a = await new Commands(realStore).createKey(account.id, 'a');
+    const b = await new Commands(realStore).createKey(account.id, 'b');
     expect((await authenticator.authenticate(`Bearer ${a.secret}`)).key.id).toBe(a.record.id);
     expect((await authenticator.authenticate(`Bearer ${b.secret}`)).key.id).toBe(b.record.id);
     expect((await authenticator.authenticate(`Bearer ${a.secret}`)).key.id).toBe(a.record.id);
@@ -136,7 +144,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a cached key as revoked once the cache forgets it after the revocation', async () => {
-    const { record, secret } = await createApiKey(realStore, account.id, 'cached');
+    const { record, secret } = await new Commands(realStore).createKey(account.id, 'cached');
     await authenticator.authenticate(`Bearer ${secret}`);
     await realStore.revokeKey(record.id);
 
@@ -146,8 +154,8 @@ describe('Authenticator', () => {
   });
 
   it('rejects a key revoked through a second store handle once the change feed has polled', async () => {
-    const { record, secret } = await createApiKey(realStore, account.id, 'served');
-    const other = await createApiKey(realStore, account.id, 'unaffected');
+    const { record, secret } = await new Commands(realStore).createKey(account.id, 'served');
+    const other = await new Commands(realStore).createKey(account.id, 'unaffected');
     const events: ChangeEvent[] = [];
     const errors: unknown[] = [];
     // Wired as app.ts wires it. The timer is set far out so that only the polls below run.
@@ -181,7 +189,7 @@ describe('Authenticator', () => {
   });
 
   it('hands out the new account state after a suspension through a second handle reaches the feed', async () => {
-    const { secret } = await createApiKey(realStore, account.id, 'served');
+    const { secret } = await new Commands(realStore).createKey(account.id, 'served');
     const feed = new ChangeFeed(
       store,
       (event) => (event.kind === 'key' ? cache.forgetKey(event.subjectId) : cache.forgetAccount(event.subjectId)),
@@ -204,7 +212,7 @@ describe('Authenticator', () => {
   });
 
   it('does not replay changes made before the feed started', async () => {
-    const { record } = await createApiKey(realStore, account.id, 'old');
+    const { record } = await new Commands(realStore).createKey(account.id, 'old');
     await realStore.revokeKey(record.id);
     await realStore.setAccountTier(account.id, 'pro');
     const events: ChangeEvent[] = [];
@@ -224,4 +232,20 @@ describe('Authenticator', () => {
 /** authenticate answers synchronously when it can: a sync throw becomes a rejection here. */
 async function authenticating(authenticator: Authenticator, header: string | undefined): Promise<unknown> {
   return authenticator.authenticate(header);
+}
+
+/** Every string reachable from `roots` through objects, arrays, Maps and Sets. */
+function stringsHeldBy(roots: unknown[]): Set<string> {
+  const strings = new Set<string>();
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') strings.add(value);
+    if (typeof value !== 'object' || value === null || seen.has(value)) return;
+    seen.add(value);
+    if (value instanceof Map) for (const [key, entry] of value) (visit(key), visit(entry));
+    else if (value instanceof Set) for (const entry of value) visit(entry);
+    else for (const entry of Object.values(value)) visit(entry);
+  };
+  roots.forEach(visit);
+  return strings;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/auth/keys.js';
+import { Commands } from '../../src/commands/commands.js';
 import { creditsToMicros } from '../../src/billing/money.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -79,7 +79,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       if (credits > 0) {
         await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: creditsToMicros(credits), reason: 'test' });
       }
-      const { secret } = await createApiKey(store, account.id, 'test');
+      const { secret } = await new Commands(store).createKey(account.id, 'test');
       return { account, apiKey: secret };
     },
     client(apiKey, baseURL = `${origin}/v1`) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { buildApp } from '../../src/app.js';
-import { createApiKey } from '../../src/auth/keys.js';
+import { Commands } from '../../src/commands/commands.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { openSharedMode } from '../../src/shared/connect.js';
@@ -83,7 +83,7 @@ export async function startCluster(size: number, overrides: Record<string, unkno
     async createAccount({ micros, tier }) {
       const account = await store.createAccount({ email: `cluster${++accounts}-${process.pid}@example.test`, tier: tier ?? config.default_tier });
       if (micros > 0) await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: micros, reason: 'test' });
-      const { secret } = await createApiKey(store, account.id, 'test');
+      const { secret } = await new Commands(store).createKey(account.id, 'test');
       return { account, apiKey: secret };
     },
     flushUsage: async () => {
