@@ -5,7 +5,6 @@
 //           clients and metering can be watched working as with a real model.
 // Both speak OpenAI's wire format exactly and honour n, stop and the output ceiling.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { randomBase62 } from '../store/ids.js';
 import { LoremWriter, createRandom, mixSeed } from './lorem-text.js';
 import {
   stopSequences,
@@ -16,6 +15,7 @@ import { andThen, type MaybePromise } from '../maybe-promise.js';
 import { ClientGoneError } from '../errors.js';
 import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult, Usage } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
+import { ChunkWriter, completionJson, newCompletionId, unixSecNow, type FinishReason } from './openai-body.js';
 import { splitIntoTokens, splitIntoTokensBySegment } from './tokens.js';
 
 export interface DemoBackendOptions {
@@ -28,18 +28,14 @@ export interface DemoBackendOptions {
 
 const DEFAULT_TOKENS_PER_SEC = 80;
 const DEFAULT_LOREM_TOKENS = 200;
-const SYSTEM_FINGERPRINT = 'fp_lmgate_demo';
 // Unpaced generation runs synchronously; handing the event loop back now and then lets
 // a disconnect (and every other request) be noticed during a very long answer.
 const YIELD_EVERY_TOKENS = 1024;
-
-type FinishReason = 'stop' | 'length';
 
 export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
   const tokensPerSec = options.kind === 'lorem' ? (options.tokensPerSec ?? DEFAULT_TOKENS_PER_SEC) : 0;
   const intervalMs = tokensPerSec > 0 ? 1000 / tokensPerSec : 0;
   const defaultTokens = options.defaultTokens ?? DEFAULT_LOREM_TOKENS;
-  const echoTokens = createEchoTokensCache();
 
   function startChoices(call: BackendCall): ChoiceRun[] {
     const request = call.request;
@@ -47,7 +43,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     const stops = stopSequences(request);
     const runs: ChoiceRun[] = [];
     if (options.kind === 'echo') {
-      const tokens = echoTokens(lastUserText(request));
+      const tokens = new EchoTokens(lastUserText(request));
       for (let index = 0; index < choiceCount; index++) {
         runs.push(new ChoiceRun(index, new EchoSource(tokens), stops, call.maxOutputTokens));
       }
@@ -324,26 +320,6 @@ function lastUserText(request: ChatRequest): string {
   return '';
 }
 
-// Benchmarks send the same prompt over and over; tokenizing it afresh every time would be
-// most of the echo model's per-request work. Small prompts only, a few of them.
-const ECHO_CACHE_MAX_ENTRIES = 64;
-const ECHO_CACHE_MAX_CHARS = 4096;
-
-function createEchoTokensCache(): (text: string) => EchoTokens {
-  const cache = new Map<string, EchoTokens>();
-  return (text) => {
-    const cached = cache.get(text);
-    if (cached) return cached;
-    const tokens = new EchoTokens(text);
-    if (text.length <= ECHO_CACHE_MAX_CHARS) {
-      // Oldest first in a Map's order: a plain FIFO is enough for a benchmark's few prompts.
-      if (cache.size >= ECHO_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-      cache.set(text, tokens);
-    }
-    return tokens;
-  };
-}
-
 // ---------------------------------------------------------------------------------------
 // lorem: sentences from a small grammar, tokenized one sentence at a time so a long
 // answer is never built ahead of what the client reads.
@@ -375,114 +351,8 @@ class LoremSource implements TokenSource {
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// The wire format. Chunks are built from prebuilt JSON around JSON.stringify(content):
-// measured about 15x faster than stringifying a whole chunk object for every token.
-
-class ChunkWriter {
-  private readonly head: string;
-  private readonly tail: string;
-  private readonly contentHeads: string[] = [];
-  private readonly contentTail: string;
-
-  constructor(
-    private readonly id: string,
-    private readonly createdUnixSec: number,
-    private readonly modelId: string,
-    includeUsage: boolean,
-  ) {
-    this.head =
-      `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${createdUnixSec},` +
-      `"model":${JSON.stringify(modelId)},"service_tier":"default",` +
-      `"system_fingerprint":"${SYSTEM_FINGERPRINT}","choices":[{"index":`;
-    // With include_usage, OpenAI puts "usage": null on every chunk but the last.
-    this.tail = includeUsage ? '}],"usage":null}' : '}]}';
-    this.contentTail = '},"logprobs":null,"finish_reason":null' + this.tail;
-  }
-
-  role(index: number): string {
-    return `${this.head}${index},"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null${this.tail}`;
-  }
-
-  content(index: number, text: string): string {
-    const head = this.contentHeads[index] ?? (this.contentHeads[index] = `${this.head}${index},"delta":{"content":`);
-    return head + JSON.stringify(text) + this.contentTail;
-  }
-
-  finish(index: number, reason: FinishReason): string {
-    return `${this.head}${index},"delta":{},"logprobs":null,"finish_reason":"${reason}"${this.tail}`;
-  }
-
-  usage(usage: Usage): string {
-    return JSON.stringify({
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.createdUnixSec,
-      model: this.modelId,
-      service_tier: 'default',
-      system_fingerprint: SYSTEM_FINGERPRINT,
-      choices: [],
-      usage: usageBody(usage),
-    });
-  }
-}
-
-/**
- * The `chat.completion` body, written as JSON text directly: the fields are fixed and only
- * the content needs escaping, which is cheaper than building and stringifying an object.
- */
-function completionJson(modelId: string, runs: readonly ChoiceRun[], contents: readonly string[], usage: Usage): string {
-  let choices = '';
-  for (let i = 0; i < runs.length; i++) {
-    const run = runs[i]!;
-    if (i > 0) choices += ',';
-    choices +=
-      `{"index":${run.index},"message":{"role":"assistant","content":${JSON.stringify(contents[i])},` +
-      `"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"${run.finishReason}"}`;
-  }
-  return (
-    `{"id":"${newCompletionId()}","object":"chat.completion","created":${unixSecNow()},` +
-    `"model":${JSON.stringify(modelId)},"choices":[${choices}],"usage":${usageJson(usage)},` +
-    `"service_tier":"default","system_fingerprint":"${SYSTEM_FINGERPRINT}"}`
-  );
-}
-
 function usageOf(call: BackendCall, runs: readonly ChoiceRun[]): Usage {
   let completionTokens = 0;
   for (const run of runs) completionTokens += run.tokens;
   return { promptTokens: call.promptTokens, completionTokens };
-}
-
-/** usageBody as JSON text, without building the object (the echo benchmark path). */
-function usageJson(usage: Usage): string {
-  return (
-    `{"prompt_tokens":${usage.promptTokens},"completion_tokens":${usage.completionTokens},` +
-    `"total_tokens":${usage.promptTokens + usage.completionTokens},` +
-    `"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":` +
-    `{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}`
-  );
-}
-
-function usageBody(usage: Usage): object {
-  return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: {
-      reasoning_tokens: 0,
-      audio_tokens: 0,
-      accepted_prediction_tokens: 0,
-      rejected_prediction_tokens: 0,
-    },
-  };
-}
-
-/** `chatcmpl-` and 29 letters and digits, like OpenAI's ids. */
-function newCompletionId(): string {
-  return `chatcmpl-${randomBase62(29)}`;
-}
-
-function unixSecNow(): number {
-  return Math.floor(Date.now() / 1000);
 }

@@ -13,7 +13,8 @@ import { transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
 import { StreamRelay } from './stream-relay.js';
-import { isRecord, ModelRenamer, plainCompletion, textOfMessage, upstreamErrorMessage, upstreamRequestText, usageBody, usageOf } from './wire.js';
+import { isRecord, ModelRenamer, plainCompletion, textOfMessage, upstreamErrorMessage, upstreamRequestText, usageOf } from './wire.js';
+import { usageBody } from '../openai-body.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;

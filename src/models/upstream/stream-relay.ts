@@ -4,7 +4,8 @@ import type { BackendCall, ChunkSink, StreamResult, Usage } from '../backend.js'
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from '../../errors.js';
 import { midStreamError } from './attempt-failure.js';
-import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, usageBody, usageOf } from './wire.js';
+import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, usageOf } from './wire.js';
+import { usageBody } from '../openai-body.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';

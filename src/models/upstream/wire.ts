@@ -17,14 +17,6 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-export function usageBody(usage: Usage): Record<string, number> {
-  return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-  };
-}
-
 /** The generated text of a message or a delta: what the model was paid to write. */
 export function textOfMessage(message: Record<string, unknown>): string {
   // Called for every streamed chunk: plain property reads, no field list to walk.
