@@ -1,4 +1,16 @@
 // OpenAI's chat wire format, as lmgate reads it from upstreams.
+//
+// Most of it is read off the text, without JSON.parse: an upstream's answer or stream
+// chunk is relayed as the bytes it came in (with only `model` replaced), and lmgate needs
+// three facts from it (usage, finish_reason, the choice index). Parsing a chunk to learn
+// them and stringifying it again cost more CPU than the rest of the relay together; the
+// readers below cost a few indexOf calls. They are safe because JSON escapes every quote
+// inside a string, so `usage"` found in the text is a key, never content; and they answer
+// only for a key that occurs exactly once, with a plain value, in text without \u escapes.
+// Anything else they decline (undefined), and the caller parses. They answer for the
+// text's only member of that name wherever it sits, which in OpenAI's shapes is the one
+// meant. test/models/wire-text-reader.test.ts checks them against JSON.parse on
+// generated bodies.
 import type { Usage } from '../backend.js';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -62,6 +74,7 @@ export function plainCompletion(text: string): { usage: Usage; finishReason: str
 
 /** The `usage` member: null when absent or null; its counts when it is one compact object whose own counts are plain integers. */
 export function textUsage(text: string): Usage | null | undefined {
+  if (hasUnicodeEscape(text)) return undefined;
   if (!text.includes('usage"')) return null;
   const at = onlyKey(text, 'usage"');
   if (at === -1) return undefined;
@@ -75,6 +88,7 @@ export function textUsage(text: string): Usage | null | undefined {
 
 /** The one `finish_reason`: null when absent or null; the reason when it is a string without escapes. */
 export function textFinishReason(text: string): string | null | undefined {
+  if (hasUnicodeEscape(text)) return undefined;
   const at = text.indexOf('finish_reason"');
   if (at === -1) return null;
   // Another key ending the same way (OpenRouter's native_finish_reason) is left to the parser.
@@ -88,11 +102,21 @@ export function textFinishReason(text: string): string | null | undefined {
 
 /** Whether the text's only `index` is 0, or it has none (OpenAI's default). */
 export function textIndexIsZero(text: string): boolean {
+  if (hasUnicodeEscape(text)) return false;
   if (!text.includes('index"')) return true;
   const at = onlyKey(text, 'index"');
   if (at === -1 || !text.startsWith(':0', at + 6)) return false;
   const next = text.charCodeAt(at + 8);
   return next === 44 /* , */ || next === 125 /* } */;
+}
+
+/**
+ * A key may be spelled with \u escapes (`"mod\u0065l"`): then neither "absent" nor "only
+ * once" can be read off the text, and the parser decides. Encoders that escape every
+ * non-ASCII character (Python's default) send such texts down the parsing path.
+ */
+function hasUnicodeEscape(text: string): boolean {
+  return text.includes('\\u');
 }
 
 /** Where `key` (without its opening quote) is, when it occurs exactly once; else -1. */
@@ -192,6 +216,9 @@ export class ModelRenamer {
     if (needle.length === 0) return undefined;
     const at = text.indexOf(needle, 1) - 1;
     if (at < 0 || text.charCodeAt(at) !== 34 /* " */ || text.includes(needle, at + needle.length + 1)) return undefined;
+    // A key spelled with \u escapes after the match could be a later `model`, the one a
+    // parser keeps; before it, it cannot override the match.
+    if (text.includes('\\u', at)) return undefined;
     return text.slice(0, at) + this.replacement + text.slice(at + needle.length + 1);
   }
 
