@@ -6,10 +6,12 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppServices } from '../app.js';
 import { MethodNotAllowedError, UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
+import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
 import { DashboardError } from './dashboard-error.js';
 import { renderDashboardError } from './error-reply.js';
+import { compileInputSchema } from './input-validator.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -32,6 +34,10 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       if (text === '') return done(null, undefined);
       parseJson(request, text, done);
     });
+
+    // Bodies, query strings and path parameters are checked against their routes' schemas
+    // here, and refused as a ValidationError (422) that the error handler renders.
+    dashboard.setValidatorCompiler(compileInputSchema);
 
     dashboard.setErrorHandler((err, request, reply) => {
       const rendered = renderDashboardError(err, request.id);
@@ -77,11 +83,12 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       reply.header('x-content-type-options', 'nosniff');
     });
 
-    signInRoutes(dashboard, context);
-    overviewRoutes(dashboard, context);
-    keyRoutes(dashboard, context);
-    usageRoutes(dashboard, context);
-    billingRoutes(dashboard, context);
+    const routes = dashboard.withTypeProvider<TypeBoxTypeProvider>();
+    signInRoutes(routes, context);
+    overviewRoutes(routes, context);
+    keyRoutes(routes, context);
+    usageRoutes(routes, context);
+    billingRoutes(routes, context);
   };
 }
 

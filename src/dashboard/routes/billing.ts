@@ -1,18 +1,20 @@
 // Plans (self-service only for plans without a subscription), the ledger, and redeeming
 // the operator's codes.
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { Type } from '@sinclair/typebox';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../../billing/redemption-code.js';
-import { parseInput } from '../body.js';
+import type { TypeBoxFastify } from '../../http/typebox.js';
 import { DashboardError } from '../dashboard-error.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import { MESSAGES, TRIM } from '../input-validator.js';
 import { accountView, planView } from '../views.js';
 
-const planBody = z.object({ tier: z.string().min(1).max(100) });
-const ledgerQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
-const redeemBody = z.object({ code: z.string().trim().min(1, 'Enter a code.').max(100) });
+const PlanBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
+const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
+const RedeemBody = Type.Object({
+  code: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Enter a code.' } }),
+});
 
-export function billingRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, tiers, keyCache, gate } = services;
   const { redeemPerAccount } = services.throttles;
 
@@ -22,9 +24,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     return { current: current.name, subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current)) };
   });
 
-  dashboard.post('/plan', async (request) => {
+  dashboard.post('/plan', { schema: { body: PlanBody } }, async (request) => {
     const { account } = signedIn(request);
-    const { tier: name } = parseInput(planBody, request.body);
+    const { tier: name } = request.body;
     const tier = tiers.list().find((candidate) => candidate.name === name);
     if (!tier) throw new DashboardError(404, 'Unknown plan.');
     if (tier.config.subscription) {
@@ -37,9 +39,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     return { account: accountView(updated) };
   });
 
-  dashboard.get('/ledger', async (request) => {
+  dashboard.get('/ledger', { schema: { querystring: LedgerQuery } }, async (request) => {
     const { account } = signedIn(request);
-    const { limit } = parseInput(ledgerQuery, request.query);
+    const { limit } = request.query;
     const [entries, balanceMicros] = await Promise.all([store.listLedger(account.id, { limit }), store.balanceOf(account.id)]);
     return {
       balanceMicros,
@@ -47,9 +49,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     };
   });
 
-  dashboard.post('/redeem', async (request) => {
+  dashboard.post('/redeem', { schema: { body: RedeemBody } }, async (request) => {
     const { account } = signedIn(request);
-    const { code } = parseInput(redeemBody, request.body);
+    const { code } = request.body;
     redeemPerAccount.assertAllowed(account.id);
     const canonical = canonicalRedemptionCode(code);
     const result = canonical

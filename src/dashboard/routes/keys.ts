@@ -1,15 +1,18 @@
 // The account's API keys: list, create (the secret is shown once), revoke.
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { Type } from '@sinclair/typebox';
 import { createApiKey } from '../../auth/keys.js';
-import { parseInput } from '../body.js';
+import type { TypeBoxFastify } from '../../http/typebox.js';
 import { DashboardError } from '../dashboard-error.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import { MESSAGES, TRIM } from '../input-validator.js';
 import { keyView } from '../views.js';
 
-const createBody = z.object({ name: z.string().trim().min(1, 'Give the key a name.').max(100, 'Use at most 100 characters.') });
+const CreateBody = Type.Object({
+  name: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } }),
+});
+const KeyParams = Type.Object({ id: Type.String() });
 
-export function keyRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, keyCache } = services;
 
   dashboard.get('/keys', async (request) => {
@@ -17,13 +20,13 @@ export function keyRoutes(dashboard: FastifyInstance, services: DashboardService
     return { keys: keys.reverse().map(keyView) };
   });
 
-  dashboard.post('/keys', async (request, reply) => {
-    const { name } = parseInput(createBody, request.body);
+  dashboard.post('/keys', { schema: { body: CreateBody } }, async (request, reply) => {
+    const { name } = request.body;
     const { record, secret } = await createApiKey(store, signedIn(request).account.id, name);
     return reply.code(201).send({ key: keyView(record), secret });
   });
 
-  dashboard.delete<{ Params: { id: string } }>('/keys/:id', async (request) => {
+  dashboard.delete('/keys/:id', { schema: { params: KeyParams } }, async (request) => {
     const key = await store.revokeAccountKey(signedIn(request).account.id, request.params.id);
     if (!key) throw new DashboardError(404, 'Key not found.');
     // Effective at once in this process: the cache now holds the revoked key, so the next

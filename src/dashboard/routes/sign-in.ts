@@ -1,31 +1,33 @@
 // Public configuration, sign-up, sign-in, the session, sign-out and password change.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../../billing/money.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { EmailTakenError, type Account } from '../../store/store.js';
-import { parseInput } from '../body.js';
 import { DashboardError } from '../dashboard-error.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import { MESSAGES, TRIM } from '../input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
 import { accountView, baseUrls } from '../views.js';
 
-const email = z
-  .string()
-  .trim()
-  .max(320)
-  .regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'Enter a valid email address.');
-const newPassword = z.string().min(10, 'Use at least 10 characters.').max(200, 'Use at most 200 characters.');
-
-const signUpBody = z.object({
-  email,
-  password: newPassword,
-  name: z.string().trim().max(200).nullish(),
+const Email = Type.String({
+  [TRIM]: true,
+  maxLength: 320,
+  pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+  [MESSAGES]: { pattern: 'Enter a valid email address.' },
 });
-const signInBody = z.object({ email: z.string().trim().max(320), password: z.string().max(200) });
-const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword });
+const NewPassword = Type.String({ minLength: 10, maxLength: 200 });
 
-export function signInRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+const SignUpBody = Type.Object({
+  email: Email,
+  password: NewPassword,
+  name: Type.Optional(Nullable(Type.String({ [TRIM]: true, maxLength: 200 }))),
+});
+const SignInBody = Type.Object({ email: Type.String({ [TRIM]: true, maxLength: 320 }), password: Type.String({ maxLength: 200 }) });
+const PasswordBody = Type.Object({ currentPassword: Type.String({ maxLength: 200 }), newPassword: NewPassword });
+
+export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, store, sessions } = services;
   const { signInPerAccount, signInPerAddress, signUpPerAddress } = services.throttles;
 
@@ -34,11 +36,16 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     baseUrls: baseUrls(request, config),
   }));
 
-  dashboard.post('/signup', { config: { public: true } }, async (request, reply) => {
+  // Before the body is checked: a closed sign-up says so whatever was sent, and every
+  // attempt counts against the address's allowance.
+  const admitSignUp = async (request: FastifyRequest): Promise<void> => {
     if (!config.signup.open) throw new DashboardError(403, 'Sign-up is closed.');
     signUpPerAddress.assertAllowed(request.ip);
     signUpPerAddress.recordFailure(request.ip);
-    const input = parseInput(signUpBody, request.body);
+  };
+
+  dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody }, preValidation: admitSignUp }, async (request, reply) => {
+    const input = request.body;
     if (await store.findAccount(input.email)) throw emailTaken();
     let account: Account;
     try {
@@ -56,8 +63,8 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     return reply.code(201).send(await startSession(request, reply, account));
   });
 
-  dashboard.post('/signin', { config: { public: true } }, async (request, reply) => {
-    const input = parseInput(signInBody, request.body);
+  dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody } }, async (request, reply) => {
+    const input = request.body;
     const accountKey = input.email.toLowerCase();
     signInPerAddress.assertAllowed(request.ip);
     signInPerAccount.assertAllowed(accountKey);
@@ -85,9 +92,9 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     return reply.code(204).send();
   });
 
-  dashboard.post('/password', async (request, reply) => {
+  dashboard.post('/password', { schema: { body: PasswordBody } }, async (request, reply) => {
     const { account, session } = signedIn(request);
-    const input = parseInput(passwordBody, request.body);
+    const input = request.body;
     // Guessing the current password from a borrowed session counts against the same
     // allowance as guessing it at sign-in.
     signInPerAccount.assertAllowed(account.email);

@@ -1,19 +1,18 @@
 // Usage over a period of UTC days: sums per day (every day, zeros included), per day and
 // model, per day and key, the newest requests; and the same requests as CSV.
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { formatCredits } from '../../billing/money.js';
+import type { TypeBoxFastify } from '../../http/typebox.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { dayTimeRange, parseDayRange } from '../usage-range.js';
+import { DayRangeQuery, dayTimeRange, parseDayRange } from '../usage-range.js';
 
 const RECENT_LIMIT = 100;
 const CSV_HEADER =
   'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason';
 
-type RangeQuery = { Querystring: { from?: string; to?: string } };
-
-export function usageRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store } = services;
 
   /**
@@ -24,7 +23,7 @@ export function usageRoutes(dashboard: FastifyInstance, services: DashboardServi
     return new Map((await store.listKeys(accountId)).map((key) => [key.id, key.name]));
   }
 
-  dashboard.get<RangeQuery>('/usage', async (request) => {
+  dashboard.get('/usage', { schema: { querystring: DayRangeQuery } }, async (request) => {
     const { account } = signedIn(request);
     const range = parseDayRange(request.query);
     const [summary, recent, names] = await Promise.all([
@@ -57,7 +56,7 @@ export function usageRoutes(dashboard: FastifyInstance, services: DashboardServi
     };
   });
 
-  dashboard.get<RangeQuery>('/usage.csv', async (request, reply) => {
+  dashboard.get('/usage.csv', { schema: { querystring: DayRangeQuery } }, async (request, reply) => {
     const { account } = signedIn(request);
     const range = parseDayRange(request.query);
     const names = await keyNames(account.id);
