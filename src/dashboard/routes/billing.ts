@@ -2,11 +2,11 @@
 // the operator's codes.
 import { Type } from '@sinclair/typebox';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../../billing/redemption-code.js';
-import type { TypeBoxFastify } from '../../http/typebox.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { DashboardError } from '../dashboard-error.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
-import { accountView, planView } from '../views.js';
+import { AccountView, PlanView, accountView, planView } from '../views.js';
 
 const PlanBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
 const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
@@ -14,17 +14,33 @@ const RedeemBody = Type.Object({
   code: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Enter a code.' } }),
 });
 
+const Plans = Type.Object({ current: Type.String(), subscriptionStatus: Type.String(), plans: Type.Array(PlanView) });
+const PlanChanged = Type.Object({ account: AccountView });
+const Ledger = Type.Object({
+  balanceMicros: Type.Integer(),
+  entries: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      kind: Type.String(),
+      amountMicros: Type.Integer(),
+      reason: Nullable(Type.String()),
+      createdAt: Type.String(),
+    }),
+  ),
+});
+const Redeemed = Type.Object({ creditedMicros: Type.Integer(), balanceMicros: Type.Integer() });
+
 export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, tiers, keyCache, gate } = services;
   const { redeemPerAccount } = services.throttles;
 
-  dashboard.get('/plans', async (request) => {
+  dashboard.get('/plans', { schema: { response: { 200: Plans } } }, async (request) => {
     const { account } = signedIn(request);
     const current = tiers.of(account);
     return { current: current.name, subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current)) };
   });
 
-  dashboard.post('/plan', { schema: { body: PlanBody } }, async (request) => {
+  dashboard.post('/plan', { schema: { body: PlanBody, response: { 200: PlanChanged } } }, async (request) => {
     const { account } = signedIn(request);
     const { tier: name } = request.body;
     const tier = tiers.list().find((candidate) => candidate.name === name);
@@ -39,7 +55,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     return { account: accountView(updated) };
   });
 
-  dashboard.get('/ledger', { schema: { querystring: LedgerQuery } }, async (request) => {
+  dashboard.get('/ledger', { schema: { querystring: LedgerQuery, response: { 200: Ledger } } }, async (request) => {
     const { account } = signedIn(request);
     const { limit } = request.query;
     const [entries, balanceMicros] = await Promise.all([store.listLedger(account.id, { limit }), store.balanceOf(account.id)]);
@@ -49,7 +65,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     };
   });
 
-  dashboard.post('/redeem', { schema: { body: RedeemBody } }, async (request) => {
+  dashboard.post('/redeem', { schema: { body: RedeemBody, response: { 200: Redeemed } } }, async (request) => {
     const { account } = signedIn(request);
     const { code } = request.body;
     redeemPerAccount.assertAllowed(account.id);

@@ -9,7 +9,7 @@ import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.j
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
-import { accountView, baseUrls } from '../views.js';
+import { SessionView, accountView, baseUrls } from '../views.js';
 
 const Email = Type.String({
   [TRIM]: true,
@@ -26,12 +26,13 @@ const SignUpBody = Type.Object({
 });
 const SignInBody = Type.Object({ email: Type.String({ [TRIM]: true, maxLength: 320 }), password: Type.String({ maxLength: 200 }) });
 const PasswordBody = Type.Object({ currentPassword: Type.String({ maxLength: 200 }), newPassword: NewPassword });
+const DashboardConfig = Type.Object({ signupOpen: Type.Boolean(), baseUrls: Type.Array(Type.String()) });
 
 export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, store, sessions } = services;
   const { signInPerAccount, signInPerAddress, signUpPerAddress } = services.throttles;
 
-  dashboard.get('/config', { config: { public: true } }, async (request) => ({
+  dashboard.get('/config', { config: { public: true }, schema: { response: { 200: DashboardConfig } } }, async (request) => ({
     signupOpen: config.signup.open,
     baseUrls: baseUrls(request, config),
   }));
@@ -44,7 +45,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     signUpPerAddress.recordFailure(request.ip);
   };
 
-  dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody }, preValidation: admitSignUp }, async (request, reply) => {
+  dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody, response: { 201: SessionView } }, preValidation: admitSignUp }, async (request, reply) => {
     const input = request.body;
     if (await store.findAccount(input.email)) throw emailTaken();
     let account: Account;
@@ -63,7 +64,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     return reply.code(201).send(await startSession(request, reply, account));
   });
 
-  dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody } }, async (request, reply) => {
+  dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody, response: { 200: SessionView } } }, async (request, reply) => {
     const input = request.body;
     const accountKey = input.email.toLowerCase();
     signInPerAddress.assertAllowed(request.ip);
@@ -81,7 +82,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     return startSession(request, reply, account);
   });
 
-  dashboard.get('/session', async (request) => {
+  dashboard.get('/session', { schema: { response: { 200: SessionView } } }, async (request) => {
     const { account, session } = signedIn(request);
     return { account: accountView(account), csrfToken: session.csrfToken };
   });
@@ -109,7 +110,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     return reply.code(204).send();
   });
 
-  async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<Record<string, unknown>> {
+  async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<SessionView> {
     // A browser holds one session: the one its cookie named ends with this sign-in.
     const previous = await sessions.find(request.cookies[SESSION_COOKIE]);
     if (previous) await sessions.end(previous);

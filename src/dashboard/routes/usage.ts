@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { formatCredits } from '../../billing/money.js';
-import type { TypeBoxFastify } from '../../http/typebox.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { DayRangeQuery, dayTimeRange, parseDayRange } from '../usage-range.js';
@@ -11,6 +11,37 @@ import { DayRangeQuery, dayTimeRange, parseDayRange } from '../usage-range.js';
 const RECENT_LIMIT = 100;
 const CSV_HEADER =
   'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason';
+
+const Totals = {
+  requests: Type.Integer(),
+  promptTokens: Type.Integer(),
+  completionTokens: Type.Integer(),
+  costMicros: Type.Integer(),
+};
+const Usage = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  days: Type.Array(Type.Object({ date: Type.String(), ...Totals })),
+  byModel: Type.Array(Type.Object({ date: Type.String(), model: Type.String(), ...Totals })),
+  byKey: Type.Array(Type.Object({ date: Type.String(), keyId: Type.String(), keyName: Type.String(), ...Totals })),
+  recent: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      requestId: Type.String(),
+      createdAt: Type.String(),
+      model: Type.String(),
+      keyId: Type.String(),
+      keyName: Type.String(),
+      promptTokens: Type.Integer(),
+      completionTokens: Type.Integer(),
+      costMicros: Type.Integer(),
+      latencyMs: Type.Integer(),
+      status: Type.Integer(),
+      streamed: Type.Boolean(),
+      finishReason: Nullable(Type.String()),
+    }),
+  ),
+});
 
 export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store } = services;
@@ -23,7 +54,7 @@ export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServic
     return new Map((await store.listKeys(accountId)).map((key) => [key.id, key.name]));
   }
 
-  dashboard.get('/usage', { schema: { querystring: DayRangeQuery } }, async (request) => {
+  dashboard.get('/usage', { schema: { querystring: DayRangeQuery, response: { 200: Usage } } }, async (request) => {
     const { account } = signedIn(request);
     const range = parseDayRange(request.query);
     const [summary, recent, names] = await Promise.all([
