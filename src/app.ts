@@ -13,6 +13,7 @@ import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
+import type { TypeBoxTypeProvider } from './http/typebox.js';
 import { apiRoutes } from './http/routes/api.js';
 import { webAppRoutes } from './http/routes/web-app.js';
 import { MemoryAdmission, type Admission } from './billing/admission.js';
@@ -107,9 +108,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const apiPlugin = apiRoutes(services);
   await app.register(apiPlugin, { prefix: '/v1' });
   await app.register(apiPlugin, { prefix: '/api/v1' });
-  billingSubscriptionRoute(app, services);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  billingSubscriptionRoute(typed, services);
   metricsRoute(app, config, metrics);
-  healthRoutes(app, services);
+  healthRoutes(typed, services);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.

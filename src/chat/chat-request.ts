@@ -1,74 +1,34 @@
-// The validated shape of an OpenAI chat completions request (the fields lmgate reads).
-// Validation (chat/validate.ts) guarantees these types; unknown extra fields are kept on
-// the object so they can pass through to an upstream untouched.
+// The validated shape of an OpenAI chat completions request, read off its schemas
+// (request-schema.ts). Validation (chat/validate.ts) guarantees these types; unknown extra
+// fields are kept on the object so they can pass through to an upstream untouched.
+import type { Static } from '@sinclair/typebox';
+import type {
+  AssistantMessage,
+  ChatRequestSchema,
+  DeveloperMessage,
+  FunctionMessage,
+  SystemMessage,
+  ToolMessage,
+  UserMessage,
+} from './request-schema.js';
 
-export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+/** Fields the schema does not name, readable as unknown. */
+type Open<T> = T & { [extra: string]: unknown };
 
-export interface TextPart {
-  type: 'text';
-  text: string;
-}
+type Assistant = Static<typeof AssistantMessage>;
 
-export interface ContentPart {
-  type: string; // 'text' | 'image_url' | 'input_audio' | 'file' | 'refusal'
-  text?: string;
-  [extra: string]: unknown;
-}
+export type ChatMessage =
+  | Open<Static<typeof SystemMessage>>
+  | Open<Static<typeof DeveloperMessage>>
+  | Open<Static<typeof UserMessage>>
+  // validateChatRequest gives an assistant message without content `content: null`.
+  | Open<Omit<Assistant, 'content'> & { content: Exclude<Assistant['content'], undefined> }>
+  | Open<Static<typeof ToolMessage>>
+  | Open<Static<typeof FunctionMessage>>;
 
-export interface ToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export type Role = ChatMessage['role'];
 
-export interface ChatMessage {
-  role: Role;
-  content: string | ContentPart[] | null;
-  name?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
-  [extra: string]: unknown;
-}
-
-export interface ToolDefinition {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
-}
-
-export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
-
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | {
-      type: 'json_schema';
-      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null };
-    };
-
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  tools?: ToolDefinition[];
-  tool_choice?: ToolChoice;
-  parallel_tool_calls?: boolean;
-  response_format?: ResponseFormat;
-  logprobs?: boolean | null;
-  top_logprobs?: number | null;
-  logit_bias?: Record<string, number> | null;
-  frequency_penalty?: number | null;
-  presence_penalty?: number | null;
-  stream?: boolean | null;
-  stream_options?: { include_usage?: boolean; [extra: string]: unknown } | null;
-  max_tokens?: number | null;
-  max_completion_tokens?: number | null;
-  n?: number | null;
-  stop?: string | string[] | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  seed?: number | null;
-  user?: string;
-  [extra: string]: unknown;
-}
+export type ChatRequest = Open<Omit<Static<typeof ChatRequestSchema>, 'messages'> & { messages: ChatMessage[] }>;
 
 /** The output-token ceiling the client asked for, if any (max_completion_tokens wins). */
 export function requestedMaxTokens(request: ChatRequest): number | undefined {

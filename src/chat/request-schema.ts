@@ -1,8 +1,8 @@
 // The OpenAI chat completions request as JSON Schema (TypeBox): every documented field
 // with its type and range, and one schema per message role. Compiled once in validate.ts;
 // `x-message` annotations carry the message for a union, a pattern or a quiet check.
+// The request's TypeScript types (chat-request.ts) are read off these schemas.
 import { Type, type Static, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import type { ChatMessage, ChatRequest } from './chat-request.js';
 
 /**
  * Collections up to this size get one error per bad item. Longer ones are still checked
@@ -103,8 +103,16 @@ function mapOf<T extends TSchema>(value: T, { keys, keyRule, maxProperties }: Ma
  * Objects told apart by their `type` field. Ajv's discriminator checks only the branch
  * that `type` names, so a bad image part gets image-part errors, not every part type's.
  */
-function tagged<T extends TObject[]>(...branches: T): TUnsafe<Static<T[number]>> {
+function tagged<T extends TSchema[]>(...branches: T): TUnsafe<Static<T[number]>> {
   return Type.Unsafe({ type: 'object', oneOf: branches, discriminator: { propertyName: 'type' } });
+}
+
+/**
+ * The same schema, typed as an object that may carry fields it does not name: they pass
+ * through to upstreams, and code may read them (as unknown).
+ */
+function open<T extends TObject>(schema: T): TUnsafe<Static<T> & { [extra: string]: unknown }> {
+  return Type.Unsafe(schema);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -116,24 +124,30 @@ const Identifier = Type.String({
   [MESSAGE]: 'must be 1 to 64 letters, digits, underscores or dashes',
 });
 
-const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
-const ImagePart = Type.Object({
-  type: Type.Literal('image_url'),
-  image_url: Type.Object({ url: Type.String(), detail: Type.Optional(stringEnum(['auto', 'low', 'high'])) }),
-});
-const AudioPart = Type.Object({
-  type: Type.Literal('input_audio'),
-  input_audio: Type.Object({ data: Type.String(), format: stringEnum(['wav', 'mp3']) }),
-});
-const FilePart = Type.Object({
-  type: Type.Literal('file'),
-  file: Type.Object({
-    file_data: Type.Optional(Type.String()),
-    file_id: Type.Optional(Type.String()),
-    filename: Type.Optional(Type.String()),
+const TextPart = open(Type.Object({ type: Type.Literal('text'), text: Type.String() }));
+const ImagePart = open(
+  Type.Object({
+    type: Type.Literal('image_url'),
+    image_url: Type.Object({ url: Type.String(), detail: Type.Optional(stringEnum(['auto', 'low', 'high'])) }),
   }),
-});
-const RefusalPart = Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() });
+);
+const AudioPart = open(
+  Type.Object({
+    type: Type.Literal('input_audio'),
+    input_audio: Type.Object({ data: Type.String(), format: stringEnum(['wav', 'mp3']) }),
+  }),
+);
+const FilePart = open(
+  Type.Object({
+    type: Type.Literal('file'),
+    file: Type.Object({
+      file_data: Type.Optional(Type.String()),
+      file_id: Type.Optional(Type.String()),
+      filename: Type.Optional(Type.String()),
+    }),
+  }),
+);
+const RefusalPart = open(Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() }));
 
 const PARTS = { noun: 'content part', minItems: 1 };
 const TextContent = Type.Union([Type.String(), listOf(tagged(TextPart), PARTS)], {
@@ -220,7 +234,8 @@ const Flag = Type.Optional(nullable(Type.Boolean()));
 export const ChatRequestSchema = Type.Object({
   model: Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME_CHARS }),
   // Each message is checked by its role's schema in checkMessages, not here.
-  messages: Type.Unsafe<ChatMessage[]>({ type: 'array', minItems: 1, maxItems: MAX_MESSAGES }),
+  // (chat-request.ts types them as ChatMessage[].)
+  messages: Type.Unsafe<unknown[]>({ type: 'array', minItems: 1, maxItems: MAX_MESSAGES }),
   audio: Type.Optional(
     nullable(
       Type.Object({
@@ -286,7 +301,7 @@ export const ChatRequestSchema = Type.Object({
   stream: Flag,
   stream_options: Type.Optional(
     nullable(
-      Type.Object({ include_usage: Type.Optional(Type.Boolean()), include_obfuscation: Type.Optional(Type.Boolean()) }),
+      open(Type.Object({ include_usage: Type.Optional(Type.Boolean()), include_obfuscation: Type.Optional(Type.Boolean()) })),
     ),
   ),
   temperature: Type.Optional(nullable(Type.Number({ minimum: 0, maximum: 2 }))),
@@ -323,25 +338,3 @@ export const ChatRequestSchema = Type.Object({
     }),
   ),
 });
-
-// Compile-time proof that whatever these schemas accept is what the rest of lmgate reads
-// as a ChatRequest: changing either side so they disagree breaks the build here.
-type Holds<T extends true> = T;
-type AssistantAsRead = Omit<Static<typeof AssistantMessage>, 'content'> & {
-  content: Exclude<Static<typeof AssistantMessage>['content'], undefined>;
-};
-export type SchemaFitsChatRequest = Holds<
-  Static<typeof ChatRequestSchema> extends ChatRequest
-    ? Static<
-        | typeof SystemMessage
-        | typeof DeveloperMessage
-        | typeof UserMessage
-        | typeof ToolMessage
-        | typeof FunctionMessage
-      > extends ChatMessage
-      ? AssistantAsRead extends ChatMessage
-        ? true
-        : false
-      : false
-    : false
->;

@@ -8,6 +8,8 @@ import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
 import { useErrorSurface } from '../http/error-handler.js';
 import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
+import type { TypeBoxTypeProvider } from '../http/typebox.js';
+import { compileInputSchema } from './input-validator.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -30,6 +32,10 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       if (text === '') return done(null, undefined);
       parseJson(request, text, done);
     });
+
+    // Bodies, query strings and path parameters are checked against their routes' schemas
+    // here, and refused as a ValidationError (422) that the error handler renders.
+    dashboard.setValidatorCompiler(compileInputSchema);
 
     // Errors in the dashboard's words: its 404 is "Not found." (the API's says "Model not
     // found."), and its 422 lists one entry per field for the forms.
@@ -58,11 +64,12 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       reply.header('x-content-type-options', 'nosniff');
     });
 
-    signInRoutes(dashboard, context);
-    overviewRoutes(dashboard, context);
-    keyRoutes(dashboard, context);
-    usageRoutes(dashboard, context);
-    billingRoutes(dashboard, context);
+    const routes = dashboard.withTypeProvider<TypeBoxTypeProvider>();
+    signInRoutes(routes, context);
+    overviewRoutes(routes, context);
+    keyRoutes(routes, context);
+    usageRoutes(routes, context);
+    billingRoutes(routes, context);
   };
 }
 

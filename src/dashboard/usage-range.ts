@@ -1,11 +1,18 @@
 // The dashboard's usage period: whole UTC days, `from` and `to` inclusive.
+import { Type, type Static } from '@sinclair/typebox';
 import { ValidationError } from '../errors.js';
 import type { TimeRange } from '../store/store.js';
+import { MESSAGES } from './input-validator.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 366;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const NOT_A_DAY = 'Use a date as YYYY-MM-DD.';
+
+// A repeated parameter arrives as an array: still not a date.
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', [MESSAGES]: { type: NOT_A_DAY, pattern: NOT_A_DAY } });
+/** The period in a query string: `from` and `to` as YYYY-MM-DD, each optional. */
+export const DayRangeQuery = Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day) });
 
 export interface DayRange {
   from: string;
@@ -16,7 +23,7 @@ export interface DayRange {
 }
 
 /** `from`/`to` from a query string; by default the last 30 days up to today. */
-export function parseDayRange(query: { from?: unknown; to?: unknown }, nowMs = Date.now()): DayRange {
+export function parseDayRange(query: Static<typeof DayRangeQuery>, nowMs = Date.now()): DayRange {
   const fields: Record<string, string[]> = {};
   const toMs = query.to === undefined ? startOfDayMs(nowMs) : parseDay(query.to, 'to', fields);
   const fromMs = query.from === undefined && toMs !== undefined ? toMs - (DEFAULT_DAYS - 1) * DAY_MS : parseDay(query.from, 'from', fields);
@@ -41,11 +48,11 @@ export function dayTimeRange(day: string): TimeRange {
   return { fromIso: new Date(startMs).toISOString(), untilIso: new Date(startMs + DAY_MS).toISOString() };
 }
 
-function parseDay(value: unknown, field: string, fields: Record<string, string[]>): number | undefined {
-  const ms = typeof value === 'string' && DATE.test(value) ? Date.parse(`${value}T00:00:00.000Z`) : Number.NaN;
+function parseDay(value: string | undefined, field: string, fields: Record<string, string[]>): number | undefined {
+  const ms = value === undefined ? Number.NaN : Date.parse(`${value}T00:00:00.000Z`);
   // Date.parse rolls 2025-02-30 over to March; a real date reads back the same.
   if (Number.isNaN(ms) || dayOf(ms) !== value) {
-    fields[field] = ['Use a date as YYYY-MM-DD.'];
+    fields[field] = [NOT_A_DAY];
     return undefined;
   }
   return ms;

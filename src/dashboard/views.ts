@@ -1,11 +1,55 @@
-// How accounts, keys and plans appear in the dashboard's JSON (camelCase, money in micros).
+// How accounts, keys and plans appear in the dashboard's JSON (camelCase, money in micros):
+// each view's schema, which routes name in their response schemas, and its function.
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../billing/money.js';
 import type { Tier } from '../billing/tiers.js';
 import type { Config } from '../config/schema.js';
+import { Nullable } from '../http/typebox.js';
 import type { Account, ApiKeyRecord } from '../store/store.js';
 
-export function accountView(account: Account): Record<string, unknown> {
+export const AccountView = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Nullable(Type.String()),
+  tier: Type.String(),
+  status: Type.String(),
+  subscriptionStatus: Type.String(),
+  createdAt: Type.String(),
+});
+export type AccountView = Static<typeof AccountView>;
+
+export const KeyView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  lastFour: Type.String(),
+  createdAt: Type.String(),
+  lastUsedAt: Nullable(Type.String()),
+  revokedAt: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+});
+export type KeyView = Static<typeof KeyView>;
+
+export const PlanView = Type.Object({
+  name: Type.String(),
+  subscription: Type.Boolean(),
+  priceMonth: Nullable(Type.Number()),
+  creditsMonthMicros: Nullable(Type.Integer()),
+  rpm: Type.Integer(),
+  tpm: Type.Integer(),
+  concurrency: Type.Integer(),
+  models: Type.Array(Type.String()),
+  selfService: Type.Boolean(),
+  current: Type.Boolean(),
+});
+export type PlanView = Static<typeof PlanView>;
+
+/** The signed-in account and the token state-changing calls must carry (sign-in, sign-up, session). */
+export const SessionView = Type.Object({ account: AccountView, csrfToken: Type.String() });
+export type SessionView = Static<typeof SessionView>;
+
+export function accountView(account: Account): AccountView {
   return {
     id: account.id,
     email: account.email,
@@ -17,7 +61,7 @@ export function accountView(account: Account): Record<string, unknown> {
   };
 }
 
-export function keyView(key: ApiKeyRecord): Record<string, unknown> {
+export function keyView(key: ApiKeyRecord): KeyView {
   return {
     id: key.id,
     name: key.name,
@@ -30,7 +74,7 @@ export function keyView(key: ApiKeyRecord): Record<string, unknown> {
   };
 }
 
-export function planView(tier: Tier, currentTier: Tier): Record<string, unknown> {
+export function planView(tier: Tier, currentTier: Tier): PlanView {
   const { config } = tier;
   return {
     name: tier.name,

@@ -5,6 +5,7 @@ import { creditsToMicros } from '../billing/money.js';
 import { ModelNotFoundError } from '../errors.js';
 import type { ChatBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
+import type { ModelObject } from './model-object.js';
 import { createOpenAICompatibleBackend } from './openai-compatible-backend.js';
 import type { Metrics } from '../observability/metrics.js';
 
@@ -20,8 +21,8 @@ export interface ModelEntry {
   inputPerMTokMicros: number;
   outputPerMTokMicros: number;
   backend: ChatBackend;
-  /** The OpenAI model object plus price and context, serialized once. */
-  json: Record<string, unknown>;
+  /** The OpenAI model object plus price and context, built once. */
+  json: ModelObject;
 }
 
 // OpenAI's `created` is when the model was published; a fixed date keeps responses stable.
@@ -102,7 +103,7 @@ function backendFor(id: string, model: ModelConfig, readSecret: SecretReader, me
   return backend;
 }
 
-function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; output: number }): Record<string, unknown> {
+function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; output: number }): ModelObject {
   return {
     id: entry.id,
     object: 'model',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelCatalog } from '../../src/models/catalog.js';
 import { countTextTokens } from '../../src/models/tokens.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { jsonOf } from '../helpers/json.js';
@@ -107,5 +108,30 @@ describe('models', () => {
   it('models need a key too', async () => {
     const res = await fetch(`${t.baseURL}/models`);
     expect(res.status).toBe(401);
+  });
+
+  it('the response schema writes every catalogue model object byte for byte as JSON.stringify would', async () => {
+    const own = await startApp({
+      overrides: {
+        models: {
+          priced: { backend: 'demo', kind: 'echo', description: 'Says "hi" \u2028 <b>', price: { input: 0.15, output: 2.5 } },
+          plain: { backend: 'demo', kind: 'lorem', context: 4096, max_output: 1000 },
+        },
+      },
+    });
+    const catalog = new ModelCatalog(own.config);
+    try {
+      const { apiKey: key } = await own.createAccount();
+      const headers = { authorization: `Bearer ${key}` };
+      const list = await fetch(`${own.baseURL}/models`, { headers });
+      expect(await list.text()).toBe(JSON.stringify({ object: 'list', data: catalog.list().map((model) => model.json) }));
+      for (const id of ['priced', 'plain']) {
+        const one = await fetch(`${own.baseURL}/models/${id}`, { headers });
+        expect(await one.text()).toBe(JSON.stringify(catalog.resolve(id).json));
+      }
+    } finally {
+      await catalog.close();
+      await own.close();
+    }
   });
 });

@@ -199,6 +199,8 @@ describe('dashboard sign-up settings', () => {
       const res = await new DashboardClient(t).post('/signup', { email: 'closed@example.test', password: PASSWORD });
       expectUnifiedError(res, 403, 'Sign-up is closed.');
       expect(await t.store.findAccount('closed@example.test')).toBeUndefined();
+      // Whatever the form holds: there is nothing to correct.
+      expectUnifiedError(await new DashboardClient(t).post('/signup', { email: 'not-an-email' }), 403, 'Sign-up is closed.');
     } finally {
       await t.close();
     }
@@ -228,6 +230,17 @@ describe('dashboard sign-up throttling', () => {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
       expect(await t.store.findAccount('many3@example.test')).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts a malformed attempt too, and refuses an address over its allowance before reading the body', async () => {
+    const t = await startApp({ overrides: { signup: { per_address_per_hour: 2 } } });
+    try {
+      expectUnifiedError(await new DashboardClient(t).post('/signup', { email: 'not-an-email', password: 'short' }), 422);
+      expect((await new DashboardClient(t).post('/signup', { email: 'once@example.test', password: PASSWORD })).status).toBe(201);
+      expectUnifiedError(await new DashboardClient(t).post('/signup', { email: 'not-an-email' }), 429);
     } finally {
       await t.close();
     }

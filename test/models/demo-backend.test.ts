@@ -200,7 +200,7 @@ describe('echo model, complete', () => {
           { role: 'system', content: 'be brief' },
           { role: 'user', content: 'first question' },
           { role: 'assistant', content: 'first answer' },
-          { role: 'user', content: [{ type: 'text', text: 'second ' }, { type: 'image_url' }, { type: 'text', text: 'question' }] },
+          { role: 'user', content: [{ type: 'text', text: 'second ' }, { type: 'image_url', image_url: { url: 'https://example.test/cat.png' } }, { type: 'text', text: 'question' }] },
           { role: 'assistant', content: 'prefill' },
         ],
       }),

@@ -1,29 +1,47 @@
 // Plans (self-service only for plans without a subscription), the ledger, and redeeming
 // the operator's codes.
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { parseInput } from '../body.js';
+import { Type } from '@sinclair/typebox';
 import { Refusal } from '../../errors.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { accountView, planView } from '../views.js';
+import { MESSAGES, TRIM } from '../input-validator.js';
+import { AccountView, PlanView, accountView, planView } from '../views.js';
 
-const planBody = z.object({ tier: z.string().min(1).max(100) });
-const ledgerQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
-const redeemBody = z.object({ code: z.string().trim().min(1, 'Enter a code.').max(100) });
+const PlanBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
+const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
+const RedeemBody = Type.Object({
+  code: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Enter a code.' } }),
+});
 
-export function billingRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+const Plans = Type.Object({ current: Type.String(), subscriptionStatus: Type.String(), plans: Type.Array(PlanView) });
+const PlanChanged = Type.Object({ account: AccountView });
+const Ledger = Type.Object({
+  balanceMicros: Type.Integer(),
+  entries: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      kind: Type.String(),
+      amountMicros: Type.Integer(),
+      reason: Nullable(Type.String()),
+      createdAt: Type.String(),
+    }),
+  ),
+});
+const Redeemed = Type.Object({ creditedMicros: Type.Integer(), balanceMicros: Type.Integer() });
+
+export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, tiers, commands } = services;
   const { redeemPerAccount } = services.throttles;
 
-  dashboard.get('/plans', async (request) => {
+  dashboard.get('/plans', { schema: { response: { 200: Plans } } }, async (request) => {
     const { account } = signedIn(request);
     const current = tiers.of(account);
     return { current: current.name, subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current)) };
   });
 
-  dashboard.post('/plan', async (request) => {
+  dashboard.post('/plan', { schema: { body: PlanBody, response: { 200: PlanChanged } } }, async (request) => {
     const { account } = signedIn(request);
-    const { tier: name } = parseInput(planBody, request.body);
+    const { tier: name } = request.body;
     const tier = tiers.list().find((candidate) => candidate.name === name);
     if (!tier) throw new Refusal('unknown_plan');
     if (tier.config.subscription) {
@@ -33,9 +51,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     return { account: accountView(updated) };
   });
 
-  dashboard.get('/ledger', async (request) => {
+  dashboard.get('/ledger', { schema: { querystring: LedgerQuery, response: { 200: Ledger } } }, async (request) => {
     const { account } = signedIn(request);
-    const { limit } = parseInput(ledgerQuery, request.query);
+    const { limit } = request.query;
     const [entries, balanceMicros] = await Promise.all([store.listLedger(account.id, { limit }), store.balanceOf(account.id)]);
     return {
       balanceMicros,
@@ -43,9 +61,9 @@ export function billingRoutes(dashboard: FastifyInstance, services: DashboardSer
     };
   });
 
-  dashboard.post('/redeem', async (request) => {
+  dashboard.post('/redeem', { schema: { body: RedeemBody, response: { 200: Redeemed } } }, async (request) => {
     const { account } = signedIn(request);
-    const { code } = parseInput(redeemBody, request.body);
+    const { code } = request.body;
     redeemPerAccount.assertAllowed(account.id);
     let result;
     try {

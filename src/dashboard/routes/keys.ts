@@ -1,27 +1,33 @@
 // The account's API keys: list, create (the secret is shown once), revoke.
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { parseInput } from '../body.js';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { keyView } from '../views.js';
+import { MESSAGES, TRIM } from '../input-validator.js';
+import { KeyView, keyView } from '../views.js';
 
-const createBody = z.object({ name: z.string().trim().min(1, 'Give the key a name.').max(100, 'Use at most 100 characters.') });
+const CreateBody = Type.Object({
+  name: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } }),
+});
+const KeyParams = Type.Object({ id: Type.String() });
+const KeyList = Type.Object({ keys: Type.Array(KeyView) });
+const CreatedKey = Type.Object({ key: KeyView, secret: Type.String() });
+const RevokedKey = Type.Object({ key: KeyView });
 
-export function keyRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, commands } = services;
 
-  dashboard.get('/keys', async (request) => {
+  dashboard.get('/keys', { schema: { response: { 200: KeyList } } }, async (request) => {
     const keys = await store.listKeys(signedIn(request).account.id);
     return { keys: keys.reverse().map(keyView) };
   });
 
-  dashboard.post('/keys', async (request, reply) => {
-    const { name } = parseInput(createBody, request.body);
+  dashboard.post('/keys', { schema: { body: CreateBody, response: { 201: CreatedKey } } }, async (request, reply) => {
+    const { name } = request.body;
     const { record, secret } = await commands.createKey(signedIn(request).account.id, name);
     return reply.code(201).send({ key: keyView(record), secret });
   });
 
-  dashboard.delete<{ Params: { id: string } }>('/keys/:id', async (request) => {
+  dashboard.delete('/keys/:id', { schema: { params: KeyParams, response: { 200: RevokedKey } } }, async (request) => {
     const key = await commands.revokeKey(request.params.id, signedIn(request).account.id);
     return { key: keyView(key) };
   });

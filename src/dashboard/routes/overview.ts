@@ -1,13 +1,35 @@
 // The account at a glance, and the models its tier may use.
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { MICROS_PER_CREDIT } from '../../billing/money.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { accountView, baseUrls, planView } from '../views.js';
+import { AccountView, PlanView, accountView, baseUrls, planView } from '../views.js';
 
-export function overviewRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+const Overview = Type.Object({
+  account: AccountView,
+  balanceMicros: Type.Integer(),
+  reservedMicros: Type.Integer(),
+  plan: PlanView,
+  baseUrls: Type.Array(Type.String()),
+});
+const Models = Type.Object({
+  models: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      description: Nullable(Type.String()),
+      ownedBy: Type.String(),
+      context: Type.Integer(),
+      maxOutput: Type.Integer(),
+      // credits per million tokens
+      price: Type.Object({ inputPerMillion: Type.Number(), outputPerMillion: Type.Number() }),
+    }),
+  ),
+});
+
+export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, tiers, admission, catalog } = services;
 
-  dashboard.get('/overview', async (request) => {
+  dashboard.get('/overview', { schema: { response: { 200: Overview } } }, async (request) => {
     const { account } = signedIn(request);
     const tier = tiers.of(account);
     // The live book: settled charges not yet written are already taken off.
@@ -15,7 +37,7 @@ export function overviewRoutes(dashboard: FastifyInstance, services: DashboardSe
     return { account: accountView(account), balanceMicros, reservedMicros, plan: planView(tier, tier), baseUrls: baseUrls(request, config) };
   });
 
-  dashboard.get('/models', async (request) => {
+  dashboard.get('/models', { schema: { response: { 200: Models } } }, async (request) => {
     const tier = tiers.of(signedIn(request).account);
     return {
       models: catalog

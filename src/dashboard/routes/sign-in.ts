@@ -1,44 +1,52 @@
 // Public configuration, sign-up, sign-in, the session, sign-out and password change.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../../billing/money.js';
-import type { Account } from '../../store/store.js';
-import { parseInput } from '../body.js';
 import { Refusal } from '../../errors.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
+import type { Account } from '../../store/store.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import { MESSAGES, TRIM } from '../input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
-import { accountView, baseUrls } from '../views.js';
+import { SessionView, accountView, baseUrls } from '../views.js';
 
-const email = z
-  .string()
-  .trim()
-  .max(320)
-  .regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'Enter a valid email address.');
-const newPassword = z.string().min(10, 'Use at least 10 characters.').max(200, 'Use at most 200 characters.');
-
-const signUpBody = z.object({
-  email,
-  password: newPassword,
-  name: z.string().trim().max(200).nullish(),
+const Email = Type.String({
+  [TRIM]: true,
+  maxLength: 320,
+  pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+  [MESSAGES]: { pattern: 'Enter a valid email address.' },
 });
-const signInBody = z.object({ email: z.string().trim().max(320), password: z.string().max(200) });
-const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword });
+const NewPassword = Type.String({ minLength: 10, maxLength: 200 });
 
-export function signInRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+const SignUpBody = Type.Object({
+  email: Email,
+  password: NewPassword,
+  name: Type.Optional(Nullable(Type.String({ [TRIM]: true, maxLength: 200 }))),
+});
+const SignInBody = Type.Object({ email: Type.String({ [TRIM]: true, maxLength: 320 }), password: Type.String({ maxLength: 200 }) });
+const PasswordBody = Type.Object({ currentPassword: Type.String({ maxLength: 200 }), newPassword: NewPassword });
+const DashboardConfig = Type.Object({ signupOpen: Type.Boolean(), baseUrls: Type.Array(Type.String()) });
+
+export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, store, sessions, commands } = services;
   const { signInPerAccount, signInPerAddress, signUpPerAddress } = services.throttles;
 
-  dashboard.get('/config', { config: { public: true } }, async (request) => ({
+  dashboard.get('/config', { config: { public: true }, schema: { response: { 200: DashboardConfig } } }, async (request) => ({
     signupOpen: config.signup.open,
     baseUrls: baseUrls(request, config),
   }));
 
-  dashboard.post('/signup', { config: { public: true } }, async (request, reply) => {
+  // Before the body is checked: a closed sign-up says so whatever was sent, and every
+  // attempt counts against the address's allowance.
+  const admitSignUp = async (request: FastifyRequest): Promise<void> => {
     if (!config.signup.open) throw new Refusal('sign_up_closed');
     signUpPerAddress.assertAllowed(request.ip);
     signUpPerAddress.recordFailure(request.ip);
-    const input = parseInput(signUpBody, request.body);
+  };
+
+  dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody, response: { 201: SessionView } }, preValidation: admitSignUp }, async (request, reply) => {
+    const input = request.body;
     if (await store.findAccount(input.email)) throw new Refusal('email_taken');
     const account = await commands.signUp({
       email: input.email,
@@ -50,8 +58,8 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     return reply.code(201).send(await startSession(request, reply, account));
   });
 
-  dashboard.post('/signin', { config: { public: true } }, async (request, reply) => {
-    const input = parseInput(signInBody, request.body);
+  dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody, response: { 200: SessionView } } }, async (request, reply) => {
+    const input = request.body;
     const accountKey = input.email.toLowerCase();
     signInPerAddress.assertAllowed(request.ip);
     signInPerAccount.assertAllowed(accountKey);
@@ -68,7 +76,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     return startSession(request, reply, account);
   });
 
-  dashboard.get('/session', async (request) => {
+  dashboard.get('/session', { schema: { response: { 200: SessionView } } }, async (request) => {
     const { account, session } = signedIn(request);
     return { account: accountView(account), csrfToken: session.csrfToken };
   });
@@ -79,9 +87,9 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     return reply.code(204).send();
   });
 
-  dashboard.post('/password', async (request, reply) => {
+  dashboard.post('/password', { schema: { body: PasswordBody } }, async (request, reply) => {
     const { account, session } = signedIn(request);
-    const input = parseInput(passwordBody, request.body);
+    const input = request.body;
     // Guessing the current password from a borrowed session counts against the same
     // allowance as guessing it at sign-in.
     signInPerAccount.assertAllowed(account.email);
@@ -96,7 +104,7 @@ export function signInRoutes(dashboard: FastifyInstance, services: DashboardServ
     return reply.code(204).send();
   });
 
-  async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<Record<string, unknown>> {
+  async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<SessionView> {
     // A browser holds one session: the one its cookie named ends with this sign-in.
     const previous = await sessions.find(request.cookies[SESSION_COOKIE]);
     if (previous) await sessions.end(previous);

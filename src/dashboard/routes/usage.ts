@@ -1,19 +1,49 @@
 // Usage over a period of UTC days: sums per day (every day, zeros included), per day and
 // model, per day and key, the newest requests; and the same requests as CSV.
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { formatCredits } from '../../billing/money.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { dayTimeRange, parseDayRange } from '../usage-range.js';
+import { DayRangeQuery, dayTimeRange, parseDayRange } from '../usage-range.js';
 
 const RECENT_LIMIT = 100;
 const CSV_HEADER =
   'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason';
 
-type RangeQuery = { Querystring: { from?: string; to?: string } };
+const Totals = {
+  requests: Type.Integer(),
+  promptTokens: Type.Integer(),
+  completionTokens: Type.Integer(),
+  costMicros: Type.Integer(),
+};
+const Usage = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  days: Type.Array(Type.Object({ date: Type.String(), ...Totals })),
+  byModel: Type.Array(Type.Object({ date: Type.String(), model: Type.String(), ...Totals })),
+  byKey: Type.Array(Type.Object({ date: Type.String(), keyId: Type.String(), keyName: Type.String(), ...Totals })),
+  recent: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      requestId: Type.String(),
+      createdAt: Type.String(),
+      model: Type.String(),
+      keyId: Type.String(),
+      keyName: Type.String(),
+      promptTokens: Type.Integer(),
+      completionTokens: Type.Integer(),
+      costMicros: Type.Integer(),
+      latencyMs: Type.Integer(),
+      status: Type.Integer(),
+      streamed: Type.Boolean(),
+      finishReason: Nullable(Type.String()),
+    }),
+  ),
+});
 
-export function usageRoutes(dashboard: FastifyInstance, services: DashboardServices): void {
+export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store } = services;
 
   /**
@@ -24,7 +54,7 @@ export function usageRoutes(dashboard: FastifyInstance, services: DashboardServi
     return new Map((await store.listKeys(accountId)).map((key) => [key.id, key.name]));
   }
 
-  dashboard.get<RangeQuery>('/usage', async (request) => {
+  dashboard.get('/usage', { schema: { querystring: DayRangeQuery, response: { 200: Usage } } }, async (request) => {
     const { account } = signedIn(request);
     const range = parseDayRange(request.query);
     const [summary, recent, names] = await Promise.all([
@@ -57,7 +87,7 @@ export function usageRoutes(dashboard: FastifyInstance, services: DashboardServi
     };
   });
 
-  dashboard.get<RangeQuery>('/usage.csv', async (request, reply) => {
+  dashboard.get('/usage.csv', { schema: { querystring: DayRangeQuery } }, async (request, reply) => {
     const { account } = signedIn(request);
     const range = parseDayRange(request.query);
     const names = await keyNames(account.id);

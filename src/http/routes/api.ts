@@ -6,6 +6,7 @@ import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
+import type { TypeBoxTypeProvider } from '../typebox.js';
 import { chatCompletionsRoute } from './chat-completions.js';
 import { modelRoutes } from './models.js';
 
@@ -80,7 +81,7 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
       );
     });
     chatCompletionsRoute(api, services);
-    modelRoutes(api, services);
+    modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
   };
 }
 

@@ -2,14 +2,38 @@
 // subscription, balance and reserved credits, limits and what is left of them. On the
 // service host, not under a versioned base. It answers for an account whose paid
 // subscription lapsed (that is when it is most needed), but not for a suspended one.
-import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
 import type { AppServices } from '../../services.js';
 import { MICROS_PER_CREDIT } from '../../billing/money.js';
 import { ForbiddenError } from '../../errors.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
+import { Nullable, type TypeBoxFastify } from '../typebox.js';
 
-export function billingSubscriptionRoute(app: FastifyInstance, services: AppServices): void {
-  app.get('/api/billing/subscription', async (request, reply) => {
+const Amount = Type.Object({ credits: Type.Number(), micros: Type.Integer() });
+const LimitWindow = Type.Object({ limit: Type.Integer(), remaining: Type.Integer(), reset: Type.Integer() });
+const BillingSubscription = Type.Object({
+  object: Type.Literal('billing.subscription'),
+  account_id: Type.String(),
+  tier: Type.Object({
+    name: Type.String(),
+    subscription_required: Type.Boolean(),
+    price_month: Type.Number(),
+    credits_month: Type.Number(),
+    models: Type.Array(Type.String()),
+  }),
+  subscription: Type.Object({ status: Type.String(), current_period_end: Nullable(Type.String()) }),
+  balance: Amount,
+  reserved: Amount,
+  available: Amount,
+  rate_limits: Type.Object({
+    requests_per_minute: LimitWindow,
+    tokens_per_minute: LimitWindow,
+    concurrent_requests: Type.Object({ limit: Type.Integer(), in_use: Type.Integer() }),
+  }),
+});
+
+export function billingSubscriptionRoute(app: TypeBoxFastify, services: AppServices): void {
+  app.get('/api/billing/subscription', { schema: { response: { 200: BillingSubscription } } }, async (request, reply) => {
     const { account } = await services.authenticator.authenticate(request.headers.authorization);
     if (account.status !== 'active') throw new ForbiddenError('account_suspended');
     const tier = services.tiers.of(account);
@@ -18,7 +42,7 @@ export function billingSubscriptionRoute(app: FastifyInstance, services: AppServ
     const { balanceMicros, reservedMicros } = await services.admission.snapshot(account.id);
 
     return {
-      object: 'billing.subscription',
+      object: 'billing.subscription' as const,
       account_id: account.id,
       tier: {
         name: tier.name,
@@ -43,6 +67,6 @@ export function billingSubscriptionRoute(app: FastifyInstance, services: AppServ
   });
 }
 
-function amount(micros: number): { credits: number; micros: number } {
+function amount(micros: number): Static<typeof Amount> {
   return { credits: micros / MICROS_PER_CREDIT, micros };
 }

@@ -1,18 +1,25 @@
 // GET /healthz: the process is alive and serving. GET /readyz: it can take traffic: the
 // store answers, and Redis in shared mode; 503 while starting or draining (Fastify answers
 // 503 itself once closing), so a load balancer stops sending before the process stops.
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppServices } from '../../services.js';
+import type { TypeBoxFastify } from '../typebox.js';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
-export function healthRoutes(app: FastifyInstance, services: AppServices): void {
-  app.get('/healthz', async (_request, reply) => {
+const Alive = Type.Object({ status: Type.String() });
+const Readiness = Type.Object({
+  status: Type.String(),
+  checks: Type.Object({ store: Type.String(), redis: Type.Optional(Type.String()) }),
+});
+
+export function healthRoutes(app: TypeBoxFastify, services: AppServices): void {
+  app.get('/healthz', { schema: { response: { 200: Alive } } }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { status: 'ok' };
   });
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', { schema: { response: { 200: Readiness, 503: Readiness } } }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     const checks = {
       store: await passes(() => services.store.latestChangeId()),

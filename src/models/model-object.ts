@@ -1,0 +1,15 @@
+// A catalogue model as GET /v1/models shows it: OpenAI's model object, plus context, output
+// ceiling and price. Properties in the order they are written.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ModelObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+  context_length: Type.Integer(),
+  max_output_tokens: Type.Integer(),
+  pricing: Type.Object({ input: Type.Number(), output: Type.Number(), unit: Type.Literal('credits per 1M tokens') }),
+  description: Type.Optional(Type.String()),
+});
+export type ModelObject = Static<typeof ModelObject>;
