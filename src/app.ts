@@ -83,8 +83,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
   const metrics = new Metrics();
-  const admission = deps.shared?.admission ?? memoryGate(store, metrics, (err) => app.log.error({ err }, 'usage flush failed'));
+  const admission = deps.shared?.admission ?? memoryAdmission(store, (err) => app.log.error({ err }, 'usage flush failed'));
   metrics.watchUsageQueue(() => admission.pendingUsage);
+  admission.observeUsageWrites({
+    batchWritten: (records, seconds) => metrics.batchWritten(records, seconds),
+    chargeCapped: (charge) => {
+      metrics.chargeCapped(charge);
+      // Never expected: the request path reserves before it spends. A cap means a balance
+      // was taken elsewhere in between, and the ledger shows less than the usage cost.
+      app.log.warn({ account_id: charge.accountId, usage_id: charge.usageId, cost_micros: charge.costMicros, charged_micros: charge.chargedMicros }, 'usage charge capped at the balance left');
+    },
+  });
   const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
   const services: AppServices = {
     config,
@@ -157,9 +166,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   return app;
 }
 
-function memoryGate(store: Store, metrics: Metrics, onError: (err: unknown) => void): Admission {
+function memoryAdmission(store: Store, onError: (err: unknown) => void): Admission {
   const credits = new MemoryCreditBook(store);
-  const writer = new UsageWriter(store, credits, { observer: metrics, onError });
+  const writer = new UsageWriter(store, credits, { onError });
   return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer);
 }
 

@@ -7,7 +7,7 @@ import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { UsageRecord } from '../store/store.js';
 import type { BalanceSnapshot, MemoryCreditBook, Reservation } from './reservations.js';
 import type { Tier } from './tiers.js';
-import type { UsageWriter } from './usage-writer.js';
+import type { UsageWriteObserver, UsageWriter } from './usage-writer.js';
 
 /** Whom a request is admitted for. */
 export interface Principal {
@@ -60,6 +60,8 @@ export interface Admission {
   close(): Promise<void>;
   /** Settled records not yet in the store, for /metrics. */
   readonly pendingUsage: number;
+  /** Who is told of usage batches written and of charges cut at the balance. */
+  observeUsageWrites(observer: UsageWriteObserver): void;
   /** Whether the shared state answers (shared mode only), for /readyz. */
   ping?(): Promise<unknown>;
 }
@@ -125,6 +127,10 @@ export class MemoryAdmission implements Admission {
 
   get pendingUsage(): number {
     return this.writer.pending;
+  }
+
+  observeUsageWrites(observer: UsageWriteObserver): void {
+    this.writer.observer = observer;
   }
 }
 

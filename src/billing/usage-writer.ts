@@ -2,7 +2,7 @@
 // written in batches (one transaction each) every `flushIntervalMs`, or sooner when many
 // are waiting, and on shutdown. A record is acknowledged only once its batch committed;
 // a crash loses at most the queued (unbilled) records and never half a batch.
-import { NotFoundInStoreError, type Store, type UsageRecord } from '../store/store.js';
+import { NotFoundInStoreError, type CappedCharge, type Store, type UsageRecord } from '../store/store.js';
 import type { MemoryCreditBook } from './reservations.js';
 
 export interface UsageWriterOptions {
@@ -12,9 +12,10 @@ export interface UsageWriterOptions {
   observer?: UsageWriteObserver;
 }
 
-/** Told of each committed batch: how many records, and how long the store took to write them. */
+/** Told of each committed batch (how many records, how long the store took) and of each charge cut at the balance. */
 export interface UsageWriteObserver {
   batchWritten(records: number, seconds: number): void;
+  chargeCapped(charge: CappedCharge): void;
 }
 
 export class UsageWriter {
@@ -23,6 +24,7 @@ export class UsageWriter {
   private flushing: Promise<void> | undefined;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  observer: UsageWriteObserver | undefined;
 
   constructor(
     private readonly store: Store,
@@ -31,6 +33,7 @@ export class UsageWriter {
   ) {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.maxBatch = options.maxBatch ?? 500;
+    this.observer = options.observer;
   }
 
   start(): void {
@@ -72,8 +75,9 @@ export class UsageWriter {
     return this.book
       .commitSettled(batch, async () => {
         const startedAt = performance.now();
-        await this.store.recordUsage(batch);
-        this.options.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
+        const capped = await this.store.recordUsage(batch);
+        this.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
+        for (const charge of capped) this.observer?.chargeCapped(charge);
       })
       .catch((err: unknown) => {
         if (err instanceof NotFoundInStoreError) {

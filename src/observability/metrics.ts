@@ -5,6 +5,7 @@
 // time); everything becomes Prometheus samples when scraped.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric, type MetricValueWithName } from 'prom-client';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
+import type { CappedCharge } from '../store/store.js';
 import type { AttemptOutcome, Deployment, DeploymentObserver } from '../models/upstream/deployment.js';
 
 const DEPLOYMENT_LABELS = ['model', 'deployment', 'upstream'] as const;
@@ -43,6 +44,16 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
   private readonly usageRecords = new Counter({
     name: 'lmgate_usage_records_written_total',
     help: 'Usage records in batches the store has committed.',
+    registers: [this.registry],
+  });
+  private readonly chargesCapped = new Counter({
+    name: 'lmgate_charges_capped_total',
+    help: 'Usage charges the balance could not cover in full, cut to what was left (should stay 0).',
+    registers: [this.registry],
+  });
+  private readonly uncollectedMicros = new Counter({
+    name: 'lmgate_charges_capped_micros_total',
+    help: 'Micro-credits of usage not charged because the balance was exhausted.',
     registers: [this.registry],
   });
 
@@ -124,6 +135,11 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
   batchWritten(records: number, seconds: number): void {
     this.usageWrites.observe(seconds);
     this.usageRecords.inc(records);
+  }
+
+  chargeCapped(charge: CappedCharge): void {
+    this.chargesCapped.inc();
+    this.uncollectedMicros.inc(charge.costMicros - charge.chargedMicros);
   }
 
   private tallyOf(deployment: Deployment): Tally {

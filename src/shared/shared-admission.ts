@@ -3,6 +3,7 @@
 // usage reaches the store through the Redis stream.
 import type { Admission, Decision, Pass, Principal, RequestPlan, Settlement } from '../billing/admission.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
+import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
@@ -62,6 +63,10 @@ export class SharedAdmission implements Admission {
     } finally {
       this.disconnect();
     }
+  }
+
+  observeUsageWrites(observer: UsageWriteObserver): void {
+    this.writer.observer = observer;
   }
 
   ping(): Promise<unknown> {

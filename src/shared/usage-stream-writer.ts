@@ -36,7 +36,11 @@ export class UsageStreamWriter {
     private readonly reader: Redis,
     private readonly store: Store,
     private readonly options: UsageStreamWriterOptions,
-  ) {}
+  ) {
+    this.observer = options.observer;
+  }
+
+  observer: UsageWriteObserver | undefined;
 
   async start(): Promise<void> {
     try {
@@ -107,8 +111,9 @@ export class UsageStreamWriter {
     }
     const parsed = live.map(([id, fields]) => ({ id, ...readFields(fields) }));
     const startedAt = performance.now();
-    await this.store.recordUsage(parsed.map((entry) => entry.record));
-    this.options.observer?.batchWritten(parsed.length, (performance.now() - startedAt) / 1000);
+    const capped = await this.store.recordUsage(parsed.map((entry) => entry.record));
+    this.observer?.batchWritten(parsed.length, (performance.now() - startedAt) / 1000);
+    for (const charge of capped) this.observer?.chargeCapped(charge);
 
     // Balances read after the commit, so each includes this batch's charges.
     const accountIds = [...new Set(parsed.map((entry) => entry.accountId))];

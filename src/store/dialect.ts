@@ -1,7 +1,7 @@
 // Every difference between SQLite and PostgreSQL that the domain modules meet, in one
 // object: how a transaction begins, how balances are locked, how change ids are kept in
 // commit order, and how the busiest write (usage batches) is done.
-import type { UsageRecord } from './store.js';
+import type { CappedCharge, UsageRecord } from './store.js';
 import type { Db } from './sql.js';
 
 export interface Dialect {
@@ -19,5 +19,5 @@ export interface Dialect {
    * Stores usage records (already checked and unique) with their ledger charges; see
    * Store.recordUsage. `inTransaction`: `db` is a transaction this call must join.
    */
-  recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<void>;
+  recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<CappedCharge[]>;
 }

@@ -16,6 +16,7 @@ import * as sessions from './sessions.js';
 import type { Db } from './sql.js';
 import type {
   Account,
+  CappedCharge,
   AccountStatus,
   ApiKeyRecord,
   ChangeEvent,
@@ -172,7 +173,7 @@ export class KyselyStore implements Store {
     return this.write((trx) => ledger.appendLedgerEntry(trx, this.sqlDialect, input));
   }
 
-  recordUsage(records: readonly UsageRecord[]): Promise<void> {
+  recordUsage(records: readonly UsageRecord[]): Promise<CappedCharge[]> {
     return usage.recordUsage(this.db, this.sqlDialect, records, this.inTransaction);
   }
 

@@ -76,6 +76,14 @@ export interface UsageRecord {
   createdAt: string;
 }
 
+/** A usage charge the balance could not cover in full: it was cut to what was left. */
+export interface CappedCharge {
+  accountId: string;
+  usageId: string;
+  costMicros: number;
+  chargedMicros: number;
+}
+
 /** A ledger entry would take the balance below zero. */
 export class BalanceWouldGoNegativeError extends Error {
   constructor(
@@ -214,9 +222,10 @@ export interface Store {
    * Writes usage records with their 'usage' ledger entries (one per record with a cost),
    * all in one transaction; a record already stored (same id) is skipped, so a retried
    * batch charges nothing twice. A charge never takes a balance below zero: it is capped
-   * at what is left. Records no change events (the writing instance already knows).
+   * at what is left, and returned so the writer can report it. Records no change events
+   * (the writing instance already knows).
    */
-  recordUsage(records: readonly UsageRecord[]): Promise<void>;
+  recordUsage(records: readonly UsageRecord[]): Promise<CappedCharge[]>;
   balanceOf(accountId: string): Promise<number>;
   /** The balance with its version, which every write of it raises (to order reads of it). */
   versionedBalanceOf(accountId: string): Promise<VersionedBalance>;

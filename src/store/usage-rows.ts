@@ -1,7 +1,7 @@
 // Usage records as rows, and the ledger entries a batch of them adds: shared by the
 // Kysely path (PostgreSQL) and the prepared-statement path (SQLite).
 import type { Insertable } from 'kysely';
-import type { UsageRecord } from './store.js';
+import type { CappedCharge, UsageRecord } from './store.js';
 import type { LedgerEntriesTable, UsageRecordsTable } from './tables.js';
 
 /**
@@ -14,14 +14,16 @@ export function planUsageCharges(
   inserted: readonly UsageRecord[],
   balances: Map<string, number>,
   at: string,
-): { entries: Insertable<LedgerEntriesTable>[]; chargedByAccount: Map<string, number> } {
+): { entries: Insertable<LedgerEntriesTable>[]; chargedByAccount: Map<string, number>; capped: CappedCharge[] } {
   const entries: Insertable<LedgerEntriesTable>[] = [];
   const chargedByAccount = new Map<string, number>();
+  const capped: CappedCharge[] = [];
   for (const record of inserted) {
     if (record.costMicros === 0) continue;
     const balanceMicros = balances.get(record.accountId)!;
     const chargedMicros = Math.min(record.costMicros, balanceMicros);
     balances.set(record.accountId, balanceMicros - chargedMicros);
+    if (chargedMicros < record.costMicros) capped.push({ accountId: record.accountId, usageId: record.id, costMicros: record.costMicros, chargedMicros });
     if (chargedMicros > 0) chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + chargedMicros);
     entries.push({
       account_id: record.accountId,
@@ -35,7 +37,7 @@ export function planUsageCharges(
       created_at: at,
     });
   }
-  return { entries, chargedByAccount };
+  return { entries, chargedByAccount, capped };
 }
 
 export function toUsageRow(record: UsageRecord): UsageRecordsTable {

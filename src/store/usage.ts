@@ -4,10 +4,10 @@ import { sql, type Selectable } from 'kysely';
 import { checkMicros } from '../billing/money.js';
 import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';
-import type { TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
+import type { CappedCharge, TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
 import type { UsageRecordsTable } from './tables.js';
 
-export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<void> {
+export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<CappedCharge[]> {
   // A batch may repeat a record (a retried enqueue); the first copy wins, like the id
   // conflict with a stored one.
   const byId = new Map<string, UsageRecord>();
@@ -15,8 +15,8 @@ export async function recordUsage(db: Db, dialect: Dialect, records: readonly Us
     checkUsageRecord(record);
     if (!byId.has(record.id)) byId.set(record.id, record);
   }
-  if (byId.size === 0) return;
-  await dialect.recordUsage(db, [...byId.values()], now(), inTransaction);
+  if (byId.size === 0) return [];
+  return dialect.recordUsage(db, [...byId.values()], now(), inTransaction);
 }
 
 export async function listUsage(db: Db, accountId: string, options: { limit?: number; sinceIso?: string; untilIso?: string } = {}): Promise<UsageRecord[]> {

@@ -6,7 +6,8 @@ import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import { UsageWriter } from '../../src/billing/usage-writer.js';
 import { newTimeOrderedId } from '../../src/store/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
-import type { Store, UsageRecord } from '../../src/store/store.js';
+import type { CappedCharge, Store, UsageRecord } from '../../src/store/store.js';
+import { Metrics } from '../../src/observability/metrics.js';
 
 let dir: string;
 let store: Store;
@@ -71,5 +72,29 @@ describe('usage writer', () => {
     expect(writer.pending).toBe(0);
     expect(await store.listUsage(account.id)).toHaveLength(1);
     expect(await store.balanceOf(account.id)).toBe(990);
+  });
+});
+
+describe('a charge the balance cannot cover', () => {
+  it('is cut to the balance left, and reported to the observer and at /metrics', async () => {
+    const account = await store.createAccount({ email: 'capped@example.test', tier: 'free' });
+    await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 100, reason: 'test' });
+    const metrics = new Metrics();
+    const capped: CappedCharge[] = [];
+    const book = new MemoryCreditBook(store);
+    const writer = new UsageWriter(store, book, {
+      onError: (err) => { throw err; },
+      observer: { batchWritten: (records, seconds) => metrics.batchWritten(records, seconds), chargeCapped: (charge) => (capped.push(charge), metrics.chargeCapped(charge)) },
+    });
+    // The balance was spent elsewhere after this request reserved: 300 against 100 left.
+    const usage = record(account.id, 300);
+    writer.enqueue(usage);
+    await writer.flush();
+    expect(capped).toEqual([{ accountId: account.id, usageId: usage.id, costMicros: 300, chargedMicros: 100 }]);
+    expect(await store.balanceOf(account.id)).toBe(0);
+    expect(await store.sumLedger(account.id)).toBe(0);
+    const exposition = await metrics.registry.metrics();
+    expect(exposition).toMatch(/^lmgate_charges_capped_total 1$/m);
+    expect(exposition).toMatch(/^lmgate_charges_capped_micros_total 200$/m);
   });
 });

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { checkMicros } from '../../billing/money.js';
 import type { Dialect } from '../dialect.js';
 import { chunked, type Db } from '../sql.js';
-import { NotFoundInStoreError, type UsageRecord } from '../store.js';
+import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
 import type { Database } from '../tables.js';
 import { planUsageCharges, toUsageRow } from '../usage-rows.js';
 
@@ -55,12 +55,12 @@ const postgresDialect: Dialect = {
     await sql`select pg_advisory_xact_lock(hashtext('lmgate.change_events'))`.execute(trx);
   },
   recordUsage: async (db, records, at, inTransaction) => {
-    if (inTransaction) await recordUsageIn(db, records, at);
-    else await db.transaction().execute((trx) => recordUsageIn(trx, records, at));
+    if (inTransaction) return recordUsageIn(db, records, at);
+    return db.transaction().execute((trx) => recordUsageIn(trx, records, at));
   },
 };
 
-async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: string): Promise<void> {
+async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {
   const accountIds = [...new Set(records.map((r) => r.accountId))].sort();
   // Balances are locked before anything is written, so a concurrent writer (another
   // instance, the CLI) either sees this batch whole or waits for it.
@@ -81,7 +81,7 @@ async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: strin
     for (const row of rows) inserted.add(row.id);
   }
 
-  const { entries, chargedByAccount } = planUsageCharges(records.filter((r) => inserted.has(r.id)), balances, at);
+  const { entries, chargedByAccount, capped } = planUsageCharges(records.filter((r) => inserted.has(r.id)), balances, at);
   for (const chunk of chunked(entries, LEDGER_ROWS_PER_INSERT)) await trx.insertInto('ledger_entries').values(chunk).execute();
   for (const [accountId, chargedMicros] of chargedByAccount) {
     await trx
@@ -90,4 +90,5 @@ async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: strin
       .where('id', '=', accountId)
       .execute();
   }
+  return capped;
 }

@@ -3,20 +3,20 @@
 // Kysely's connection lock, so no other query runs on the handle meanwhile.
 import type SqliteDatabase from 'better-sqlite3';
 import { checkMicros } from '../../billing/money.js';
-import { NotFoundInStoreError, type UsageRecord } from '../store.js';
+import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
 import { planUsageCharges } from '../usage-rows.js';
 
-type Write = (records: readonly UsageRecord[], at: string) => void;
+type Write = (records: readonly UsageRecord[], at: string) => CappedCharge[];
 
 export class SqliteUsageBulk {
   private write: SqliteDatabase.Transaction<Write> | undefined;
 
   constructor(private readonly sqlite: SqliteDatabase.Database) {}
 
-  recordUsage(records: readonly UsageRecord[], at: string): void {
+  recordUsage(records: readonly UsageRecord[], at: string): CappedCharge[] {
     // IMMEDIATE takes the write lock up front, so a CLI write in between cannot turn this
     // read-then-write transaction into SQLITE_BUSY_SNAPSHOT.
-    (this.write ??= this.prepare()).immediate(records, at);
+    return (this.write ??= this.prepare()).immediate(records, at);
   }
 
   /** Prepared on first use: the tables exist only once migrations ran. */
@@ -50,9 +50,10 @@ export class SqliteUsageBulk {
             r.costMicros, r.latencyMs, r.status, r.streamed ? 1 : 0, r.finishReason, r.createdAt,
           ).changes === 1,
       );
-      const { entries, chargedByAccount } = planUsageCharges(inserted, balances, at);
+      const { entries, chargedByAccount, capped } = planUsageCharges(inserted, balances, at);
       for (const e of entries) insertLedger.run(e.account_id, e.kind, e.amount_micros, e.reason, e.reference, e.created_at);
       for (const [accountId, chargedMicros] of chargedByAccount) debitBalance.run(chargedMicros, accountId);
+      return capped;
     });
   }
 }

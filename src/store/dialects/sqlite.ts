@@ -65,8 +65,8 @@ function sqliteDialect(bulk: SqliteUsageBulk): Dialect {
     // than building multi-row inserts), under Kysely's connection lock unless the caller's
     // transaction holds it already.
     recordUsage: async (db: Db, records, at, inTransaction) => {
-      if (inTransaction) bulk.recordUsage(records, at);
-      else await db.connection().execute(async () => bulk.recordUsage(records, at));
+      if (inTransaction) return bulk.recordUsage(records, at);
+      return db.connection().execute(async () => bulk.recordUsage(records, at));
     },
   };
 }
