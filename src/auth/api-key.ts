@@ -4,7 +4,7 @@
 // SHA-256 of the whole key is stored.
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { randomBase62 } from '../store/ids.js';
+import { randomBase62 } from '../ids.js';
 
 export const KEY_PREFIX = 'sk-lmg-';
 const BODY_LENGTH = 43;

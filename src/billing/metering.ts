@@ -1,8 +1,8 @@
 // One chat request's bill, from reservation to settlement (request path steps 6 and 8).
-import type { Usage } from '../models/backend.js';
+import type { Usage } from './usage.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { isoNow } from '../store/clock.js';
-import { newTimeOrderedId } from '../store/ids.js';
+import { newTimeOrderedId } from '../ids.js';
 import { costMicros } from './pricing.js';
 import type { Pass } from './admission.js';
 import type { Tier } from './tiers.js';

@@ -1,7 +1,7 @@
 // Every response carries x-request-id, and error bodies repeat it as error.request_id.
 // A caller's own id is kept when it is short and plain (so logs can be joined across
 // services); anything else is replaced, since it would end up in our logs verbatim.
-import { randomBase62 } from '../store/ids.js';
+import { randomBase62 } from '../ids.js';
 import type { IncomingMessage } from 'node:http';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;

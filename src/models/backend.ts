@@ -1,12 +1,8 @@
 // What a model backend is to the chat route: something that answers a validated chat
 // request whole, or streams it chunk by chunk, and says how many tokens it used.
 import type { ChatRequest } from '../chat/chat-request.js';
+import type { Usage } from '../billing/usage.js';
 import type { LmgateError } from '../errors.js';
-
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-}
 
 export interface BackendCall {
   /** The validated client request (model still lmgate's id). */

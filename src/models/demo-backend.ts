@@ -13,7 +13,8 @@ import {
 } from '../chat/chat-request.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import { ClientGoneError } from '../errors.js';
-import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult, Usage } from './backend.js';
+import type { Usage } from '../billing/usage.js';
+import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { ChunkWriter, completionJson, newCompletionId, unixSecNow, type FinishReason } from './openai-body.js';
 import { splitIntoTokens, splitIntoTokensBySegment } from './tokens.js';

@@ -3,8 +3,8 @@
 // written as JSON text around JSON.stringify of the content: the fields are fixed and
 // only the content needs escaping, measured about 15x faster per chunk than stringifying
 // a whole object.
-import { randomBase62 } from '../store/ids.js';
-import type { Usage } from './backend.js';
+import { randomBase62 } from '../ids.js';
+import type { Usage } from '../billing/usage.js';
 
 export type FinishReason = 'stop' | 'length';
 

@@ -3,7 +3,7 @@
 import type { Selectable } from 'kysely';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { appendLedgerEntry } from './ledger.js';
 import { isUniqueViolation, now, type Db } from './sql.js';
 import { EmailTakenError, NotFoundInStoreError, type Account, type AccountStatus, type NewSignUp, type SubscriptionStatus } from './store.js';

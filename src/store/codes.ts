@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import { checkMicros } from '../billing/money.js';
 import type { Dialect } from './dialect.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { appendLedgerEntry } from './ledger.js';
 import { now, type Db } from './sql.js';
 import type { NewRedemptionCode, RedeemOutcome, RedemptionCode } from './store.js';

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { now, type Db } from './sql.js';
 import { NotFoundInStoreError, type ApiKeyRecord, type NewApiKey } from './store.js';
 import type { ApiKeysTable } from './tables.js';

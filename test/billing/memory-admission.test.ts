@@ -12,7 +12,7 @@ import type { TierConfig } from '../../src/config/schema.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
 import { AccountLimits } from '../../src/limits/account-limits.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
-import { newTimeOrderedId } from '../../src/store/ids.js';
+import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import { UsageWriter } from '../../src/billing/usage-writer.js';
-import { newTimeOrderedId } from '../../src/store/ids.js';
+import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { CappedCharge, Store, UsageRecord } from '../../src/store/store.js';
 import { Metrics } from '../../src/observability/metrics.js';

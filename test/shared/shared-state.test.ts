@@ -5,7 +5,7 @@ import type { Tier } from '../../src/billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
 import { SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
-import { newTimeOrderedId } from '../../src/store/ids.js';
+import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';

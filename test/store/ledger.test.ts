@@ -4,7 +4,7 @@
 // entries, and never goes below zero) is checked after every operation.
 import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newId } from '../../src/store/ids.js';
+import { newId } from '../../src/ids.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import {

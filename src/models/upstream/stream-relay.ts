@@ -1,6 +1,7 @@
 // Relays one upstream stream's events to the client: lmgate's model id on every chunk,
 // usage kept for the bill and shown only to a client that asked for it.
-import type { BackendCall, ChunkSink, StreamResult, Usage } from '../backend.js';
+import type { Usage } from '../../billing/usage.js';
+import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from '../../errors.js';
 import { midStreamError } from './attempt-failure.js';

@@ -11,7 +11,7 @@
 // text's only member of that name wherever it sits, which in OpenAI's shapes is the one
 // meant. test/models/wire-text-reader.test.ts checks them against JSON.parse on
 // generated bodies.
-import type { Usage } from '../backend.js';
+import type { Usage } from '../../billing/usage.js';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
