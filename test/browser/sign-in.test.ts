@@ -42,8 +42,9 @@ describe('with sign-up open', () => {
 
     await signUp(page, email, PASSWORD, 'Ada');
     expect(new URL(page.url()).pathname).toBe('/');
-    expect(await bodyText(page)).toContain(`Signed in as ${email}`);
+    // The heading comes before the overview's data, which says who is signed in.
     await page.getByTestId('balance').waitFor();
+    expect(await bodyText(page)).toContain(`Signed in as ${email}`);
     await screenshot('overview');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
