@@ -296,12 +296,44 @@ export type RefusalCode =
   | 'key_not_found'
   | 'sign_up_closed'
   | 'wrong_credentials'
-  | 'wrong_current_password'
-  | 'email_taken';
+  | 'wrong_current_password';
 
 export class Refusal extends LmgateError {
   constructor(readonly code: RefusalCode) {
     super(code.replaceAll('_', ' '));
+  }
+}
+
+/** A ledger entry would take the balance below zero. */
+export class BalanceWouldGoNegativeError extends LmgateError {
+  readonly code = 'balance_would_go_negative';
+
+  constructor(
+    readonly balanceMicros: number,
+    readonly amountMicros: number,
+  ) {
+    super(`balance ${balanceMicros} cannot take ${amountMicros}`);
+  }
+}
+
+/** An account with an email another account already has (the unique index decided). */
+export class EmailTakenError extends LmgateError {
+  readonly code = 'email_taken';
+
+  constructor(readonly email: string) {
+    super(`an account with email ${email} exists`);
+  }
+}
+
+/** A row the operation names does not exist (an account or key deleted by hand, a wrong id). */
+export class NotFoundInStoreError extends LmgateError {
+  readonly code = 'not_found_in_store';
+
+  constructor(
+    what: string,
+    readonly ref: string,
+  ) {
+    super(`no ${what} ${JSON.stringify(ref)}`);
   }
 }
 
@@ -332,6 +364,9 @@ export type KnownError =
   | UpstreamRejectedError
   | ClientGoneError
   | AttemptFailure
+  | BalanceWouldGoNegativeError
+  | EmailTakenError
+  | NotFoundInStoreError
   | Refusal;
 
 export type ErrorCode = KnownError['code'];

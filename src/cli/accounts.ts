@@ -1,7 +1,7 @@
 // lmgate accounts create | list | show | suspend | reactivate | set-tier
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
-import { Refusal } from '../errors.js';
+import { EmailTakenError } from '../errors.js';
 import type { Account } from '../store/store.js';
 import { CliError, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
@@ -22,7 +22,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const { account, balanceMicros } = await new Commands(store)
           .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' })
           .catch((err: unknown) => {
-            if (err instanceof Refusal) throw new CliError(`an account with email ${email} already exists`);
+            if (err instanceof EmailTakenError) throw new CliError(`an account with email ${email} already exists`);
             throw err;
           });
         printRecord(io, args.json, { ...accountView(account), ...balanceFields(balanceMicros) });

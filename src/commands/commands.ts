@@ -6,15 +6,14 @@ import { generateApiKey } from '../auth/api-key.js';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
 import { NO_LOCAL_CACHES, type LocalCaches } from '../cluster/local-caches.js';
 import { Refusal } from '../errors.js';
-import {
-  EmailTakenError,
-  type Account,
-  type AccountStatus,
-  type ApiKeyRecord,
-  type LedgerEntry,
-  type NewSignUp,
-  type RedeemOutcome,
-  type Store,
+import type {
+  Account,
+  AccountStatus,
+  ApiKeyRecord,
+  LedgerEntry,
+  NewSignUp,
+  RedeemOutcome,
+  Store,
 } from '../store/store.js';
 
 export interface CreatedKey {
@@ -45,19 +44,19 @@ export class Commands {
     private readonly caches: LocalCaches = NO_LOCAL_CACHES,
   ) {}
 
-  /** An operator's account, with its first credits, all or nothing. Refused when the email is taken. */
+  /** An operator's account, with its first credits, all or nothing. Throws EmailTakenError. */
   async createAccount(input: NewAccount): Promise<{ account: Account; balanceMicros: number }> {
     return this.store.transaction(async (tx) => {
-      const account = await emailMustBeFree(() => tx.createAccount(input));
+      const account = await tx.createAccount(input);
       if (input.creditsMicros === 0) return { account, balanceMicros: 0 };
       const { balanceMicros } = await tx.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: input.creditsMicros, reason: input.creditsReason });
       return { account, balanceMicros };
     });
   }
 
-  /** A customer's own sign-up: account, password and sign-up credits at once. */
+  /** A customer's own sign-up: account, password and sign-up credits at once. Throws EmailTakenError. */
   signUp(input: NewSignUp): Promise<Account> {
-    return emailMustBeFree(() => this.store.signUp(input));
+    return this.store.signUp(input);
   }
 
   setPassword(accountId: string, passwordHash: string): Promise<void> {
@@ -116,14 +115,5 @@ export class Commands {
     const result = await this.store.appendLedgerEntry({ accountId, kind, amountMicros, reason });
     await this.caches.changed({ kind: 'balance', subjectId: accountId });
     return result;
-  }
-}
-
-async function emailMustBeFree<T>(create: () => Promise<T>): Promise<T> {
-  try {
-    return await create();
-  } catch (err) {
-    if (err instanceof EmailTakenError) throw new Refusal('email_taken');
-    throw err;
   }
 }

@@ -83,6 +83,8 @@ export const API_ERRORS: ErrorTable = {
   wrong_credentials: () => row(401, 'Invalid email or password.'),
   wrong_current_password: () => row(403, 'Current password is incorrect.'),
   email_taken: () => row(409, 'An account with this email already exists.'),
+  balance_would_go_negative: () => row(409, 'The balance cannot go below zero.'),
+  not_found_in_store: () => row(404, 'Not found.'),
 };
 
 /** The dashboard's variant: where its forms want other words or another shape. */

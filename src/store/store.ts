@@ -84,16 +84,6 @@ export interface CappedCharge {
   chargedMicros: number;
 }
 
-/** A ledger entry would take the balance below zero. */
-export class BalanceWouldGoNegativeError extends Error {
-  constructor(
-    readonly balanceMicros: number,
-    readonly amountMicros: number,
-  ) {
-    super(`balance ${balanceMicros} cannot take ${amountMicros}`);
-    this.name = 'BalanceWouldGoNegativeError';
-  }
-}
 
 export interface ChangeEvent {
   id: number;
@@ -253,20 +243,5 @@ export interface Store {
   pruneChanges(olderThan: Date): Promise<void>;
 }
 
-/** Sign-up with an email another account already has. */
-export class EmailTakenError extends Error {
-  constructor(readonly email: string) {
-    super(`an account with email ${email} exists`);
-    this.name = 'EmailTakenError';
-  }
-}
-
-export class NotFoundInStoreError extends Error {
-  constructor(
-    what: string,
-    readonly ref: string,
-  ) {
-    super(`no ${what} ${JSON.stringify(ref)}`);
-    this.name = 'NotFoundInStoreError';
-  }
-}
+// The store's refusals are errors of the family (errors.ts), so every surface renders them.
+export { BalanceWouldGoNegativeError, EmailTakenError, NotFoundInStoreError } from '../errors.js';

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../../billing/money.js';
-import { Refusal } from '../../errors.js';
+import { EmailTakenError, Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { Account } from '../../store/store.js';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
@@ -47,7 +47,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
 
   dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody, response: { 201: SessionView } }, preValidation: admitSignUp }, async (request, reply) => {
     const input = request.body;
-    if (await store.findAccount(input.email)) throw new Refusal('email_taken');
+    if (await store.findAccount(input.email)) throw new EmailTakenError(input.email);
     const account = await commands.signUp({
       email: input.email,
       name: input.name || null,
