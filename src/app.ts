@@ -128,8 +128,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
   await app.register(webAppRoutes);
 
-  const applyChange = (change: Change): void =>
-    void caches.apply(change).catch((err: unknown) => app.log.error({ err, change }, 'applying a change failed'));
+  const applyChange = (change: Change): Promise<void> =>
+    caches.apply(change).catch((err: unknown) => app.log.error({ err, change }, 'applying a change failed'));
   const changeFeed = new ChangeFeed(
     store,
     applyChange,

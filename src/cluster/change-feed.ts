@@ -3,7 +3,8 @@
 // interval, so a change takes effect everywhere within about `intervalMs`.
 import type { ChangeEvent, Store } from '../store/store.js';
 
-export type ChangeListener = (event: ChangeEvent) => void;
+/** Applies one change; a poll ends once every listener call it made has settled. */
+export type ChangeListener = (event: ChangeEvent) => void | Promise<void>;
 
 const PRUNE_AFTER_MS = 60 * 60 * 1000;
 
@@ -23,7 +24,7 @@ export class ChangeFeed {
   async start(): Promise<void> {
     this.lastSeenId = await this.store.latestChangeId();
     this.timer = setInterval(() => {
-      this.polling ??= this.poll().finally(() => (this.polling = undefined));
+      if (!this.polling) void this.poll();
     }, this.intervalMs);
     this.timer.unref();
   }
@@ -33,12 +34,21 @@ export class ChangeFeed {
     await this.polling;
   }
 
-  /** Applies every change recorded since the last poll. */
+  /**
+   * Applies every change recorded until now: after a poll already running (whose changes
+   * are then applied in full too), one more, so a caller sees every change it made.
+   */
   async poll(): Promise<void> {
+    while (this.polling) await this.polling;
+    this.polling = this.pollOnce().finally(() => (this.polling = undefined));
+    await this.polling;
+  }
+
+  private async pollOnce(): Promise<void> {
     try {
       for (const event of await this.store.changesAfter(this.lastSeenId)) {
         this.lastSeenId = event.id;
-        this.listener(event);
+        await this.listener(event);
       }
       if (Date.now() - this.lastPruneMs > PRUNE_AFTER_MS) {
         this.lastPruneMs = Date.now();

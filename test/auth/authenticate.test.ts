@@ -216,7 +216,7 @@ describe('Authenticator', () => {
     await realStore.revokeKey(record.id);
     await realStore.setAccountTier(account.id, 'pro');
     const events: ChangeEvent[] = [];
-    const feed = new ChangeFeed(store, (event) => events.push(event), () => undefined, 60_000);
+    const feed = new ChangeFeed(store, (event) => void events.push(event), () => undefined, 60_000);
     await feed.start();
     toClose.push(() => feed.stop());
     await feed.poll();

@@ -19,7 +19,7 @@ describe.each(STORE_BACKENDS)('change feed ($name)', (backend) => {
     seen = [];
     errors = [];
     // A long interval: the test polls by hand.
-    feed = new ChangeFeed(store, ({ kind, subjectId }) => seen.push({ kind, subjectId }), (err) => errors.push(err), 60_000);
+    feed = new ChangeFeed(store, ({ kind, subjectId }) => void seen.push({ kind, subjectId }), (err) => errors.push(err), 60_000);
   });
   afterEach(async () => {
     await feed.stop();
@@ -70,7 +70,7 @@ describe.each(STORE_BACKENDS)('change feed ($name)', (backend) => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const flakyFeed = new ChangeFeed(flaky, ({ kind, subjectId }) => seen.push({ kind, subjectId }), (err) => errors.push(err), 60_000);
+    const flakyFeed = new ChangeFeed(flaky, ({ kind, subjectId }) => void seen.push({ kind, subjectId }), (err) => errors.push(err), 60_000);
     await flakyFeed.start();
     const { account } = await new Commands(store).createAccount({ email: 'late@example.test', name: null, tier: 'free', creditsMicros: 0, creditsReason: 'r' });
     await new Commands(store).setTier(account.id, 'pro');
