@@ -23,6 +23,7 @@ describe.each(STORE_BACKENDS)('change feed ($name)', (backend) => {
   });
   afterEach(async () => {
     await feed.stop();
+    await store.close();
     await opened.cleanup();
   });
 

@@ -338,6 +338,7 @@ describe.each(backends)('store transactions ($name)', (backend) => {
     await opened.store.migrate();
   });
   afterEach(async () => {
+    await opened.store.close();
     await opened.cleanup();
   });
 
