@@ -12,6 +12,7 @@ import { dashboardRoutes } from './dashboard/plugin.js';
 import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { InFlight } from './http/in-flight.js';
 import { generateRequestId } from './http/request-id.js';
 import type { TypeBoxTypeProvider } from './http/typebox.js';
 import { apiRoutes } from './http/routes/api.js';
@@ -52,6 +53,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Limits, credits and settled usage; tests flush it to read the store. */
     admission: Admission;
+    /** The answers being generated; closing the app drains them. */
+    inFlight: InFlight;
   }
 }
 
@@ -74,7 +77,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: config.server.trust_proxy,
     genReqId: generateRequestId,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // A draining instance answers 503 itself (http/in-flight.ts), in the spec's body.
+    return503OnClosing: false,
     requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler,
     frameworkErrors,
@@ -104,6 +108,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     tiers: new Tiers(config),
     admission,
     commands: new Commands(store, caches),
+    inFlight: new InFlight(),
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -111,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     done();
   });
   app.addHook('onRequest', checkRequestHead);
+  app.addHook('onRequest', services.inFlight.refuseWhileDraining);
   app.server.on('connect', refuseConnect);
   installErrorHandling(app);
 
@@ -144,6 +150,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('changeFeed', changeFeed);
   app.decorate('commands', services.commands);
   app.decorate('admission', admission);
+  app.decorate('inFlight', services.inFlight);
   app.addHook('onReady', async () => {
     await changeFeed.start();
     await deps.shared?.changes.subscribe(applyChange);
@@ -152,12 +159,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Node closes the connections idle when closing starts; one whose request finishes later
   // would stay open until its keep-alive timeout (72 s) and hold the shutdown that long.
   let idleSweep: NodeJS.Timeout | undefined;
+  let cancelDrain = (): void => undefined;
   app.addHook('preClose', (done) => {
+    cancelDrain = services.inFlight.drain(config.server.drain_seconds * 1000);
     idleSweep = setInterval(() => app.server.closeIdleConnections(), 50);
     done();
   });
   // onClose runs after in-flight requests finished, so every settled charge is queued.
   app.addHook('onClose', async () => {
+    cancelDrain();
     clearInterval(idleSweep);
     clearInterval(flushTimer);
     await changeFeed.stop();

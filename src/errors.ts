@@ -228,6 +228,18 @@ export class SharedStateUnavailableError extends LmgateError {
   }
 }
 
+/**
+ * The instance is shutting down: a request that arrives while it drains, or one still
+ * running when the drain time is up. Another instance (or this one, restarted) can take it.
+ */
+export class ShuttingDownError extends LmgateError {
+  readonly code = 'shutting_down';
+
+  constructor() {
+    super('shutting down');
+  }
+}
+
 export class UpstreamTimeoutError extends LmgateError {
   readonly code = 'upstream_timeout';
 
@@ -360,6 +372,7 @@ export type KnownError =
   | BadUpstreamError
   | NoBackendAvailableError
   | SharedStateUnavailableError
+  | ShuttingDownError
   | UpstreamTimeoutError
   | UpstreamRejectedError
   | ClientGoneError

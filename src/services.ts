@@ -6,6 +6,7 @@ import type { Admission } from './billing/admission.js';
 import type { Tiers } from './billing/tiers.js';
 import type { Commands } from './commands/commands.js';
 import type { Config } from './config/schema.js';
+import type { InFlight } from './http/in-flight.js';
 import type { ModelCatalog } from './models/catalog.js';
 import type { Store } from './store/store.js';
 
@@ -20,4 +21,6 @@ export interface AppServices {
   admission: Admission;
   /** Every write to accounts, keys and credits. */
   commands: Commands;
+  /** The answers being generated, which a shutdown drains. */
+  inFlight: InFlight;
 }

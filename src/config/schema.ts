@@ -98,6 +98,8 @@ export const configSchema = z
         tls: tls.optional(),
         body_limit_mb: z.number().positive().max(1024).default(4),
         public_url: z.string().url().optional(), // how clients reach lmgate (shown in docs)
+        // On SIGTERM, running answers get this long to finish before they are ended.
+        drain_seconds: z.number().min(0).max(3_600).default(25),
       })
       .strict()
       .prefault({}),

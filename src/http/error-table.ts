@@ -69,6 +69,7 @@ export const API_ERRORS: ErrorTable = {
   upstream_timeout: () => row(504, 'The model backend did not answer in time.'),
   upstream_rejected: (err) => row(err.upstreamStatus, err.upstreamMessage),
   shared_state_unavailable: () => row(503, 'The service is briefly unavailable. Please try again shortly.', { headers: { 'retry-after': '1' } }),
+  shutting_down: () => row(503, 'The server is restarting. Please retry the request.', { headers: { 'retry-after': '1', connection: 'close' } }),
   // Nobody reads the answer; the status is for the log and the usage record.
   client_gone: () => row(499, 'The client closed the connection.', { log: 'debug' }),
   cross_origin: () => row(403, 'Cross-origin request refused.'),

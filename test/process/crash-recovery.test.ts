@@ -1,21 +1,17 @@
 // kill -9 in the middle of load: the ledger must come back consistent, with no
 // reservation left open and every stored charge matching a stored usage record.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/kysely-store.js';
 import { jsonOf } from '../helpers/json.js';
+import { startServer } from '../helpers/server-process.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-crash-'));
-const children: ChildProcess[] = [];
+const env = { LMGATE_CONFIG: join(dataDir, 'lmgate.yaml'), LMGATE_DATA_DIR: dataDir };
 
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 writeFileSync(
   join(dataDir, 'lmgate.yaml'),
@@ -30,30 +26,10 @@ writeFileSync(
   ].join('\n'),
 );
 
-function startServer(ready: RegExp): Promise<{ child: ChildProcess; origin: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-    cwd: ROOT,
-    env: { ...process.env, LMGATE_CONFIG: join(dataDir, 'lmgate.yaml'), LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (data: Buffer): void => {
-      output += data.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match && ready.test(output)) resolve({ child, origin: match[1]!, output: () => output });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${output}`)));
-  });
-}
-
 describe('kill -9 under load', () => {
   it('restarts with a consistent ledger, no open reservation, and charges matching usage records', async () => {
     // The demo key is printed once, at the first start.
-    const first = await startServer(/sk-lmg-[0-9A-Za-z]{49}\n/);
+    const first = await startServer(env, /sk-lmg-[0-9A-Za-z]{49}\n/);
     const apiKey = /sk-lmg-[0-9A-Za-z]+/.exec(first.output())![0];
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ model: 'priced-echo', messages: [{ role: 'user', content: 'load before the crash' }] });
@@ -72,7 +48,7 @@ describe('kill -9 under load', () => {
     stop = true;
     await Promise.all(workers);
 
-    const second = await startServer(/OpenAI base URL: \S+\n/);
+    const second = await startServer(env);
     const billing = await jsonOf(await fetch(`${second.origin}/api/billing/subscription`, { headers }));
     expect(billing.reserved.micros).toBe(0);
 

@@ -7,13 +7,14 @@ import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
-import { UnsupportedMediaTypeError } from '../../errors.js';
+import { ShuttingDownError, UnsupportedMediaTypeError } from '../../errors.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import type { BackendCall, ChatBackend, ClientLink, CompletionResult } from '../../models/backend.js';
 import type { ModelEntry } from '../../models/catalog.js';
 import { logFailure } from '../error-handler.js';
 import { renderError, renderStreamError, statusOf } from '../error-reply.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
+import type { InFlight, Stoppable } from '../in-flight.js';
 import { EventStream } from '../sse.js';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -55,9 +56,9 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
     const begin = ({ model, call }: Admitted): string | Promise<string | FastifyReply> => {
       const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
       const metered = new MeteredRequest(identity, pass);
-      if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered);
+      if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered, services.inFlight);
       reply.type('application/json; charset=utf-8');
-      return completeNow(model.backend, call, metered);
+      return completeNow(model.backend, call, metered, services.inFlight);
     };
     if (admitted instanceof Promise) return admitted.then(begin, refuse);
     return begin(admitted);
@@ -67,7 +68,7 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
 /** A request past every check, with its credits reserved, ready for its backend. */
 interface Admitted {
   model: ModelEntry;
-  call: BackendCall;
+  call: ClientCall;
 }
 
 function backendCall(
@@ -76,18 +77,21 @@ function backendCall(
   modelId: string,
   plan: { promptTokens: number; maxOutputTokens: number },
   reply: FastifyReply,
-): BackendCall {
+): ClientCall {
   const includeUsage = chat.stream === true && chat.stream_options?.include_usage === true;
   return new ClientCall(chat, text ?? undefined, modelId, plan.promptTokens, plan.maxOutputTokens, includeUsage, reply);
 }
 
 /**
  * A BackendCall that is its own ClientLink (a class: one shape for all). It listens for
- * the client's disconnect only once a backend asks: an instant answer never does.
+ * the client's disconnect only once a backend asks: an instant answer never does. A
+ * shutdown's drain stops it the same way, with the client still there to be told.
  */
-class ClientCall implements BackendCall, ClientLink {
+class ClientCall implements BackendCall, ClientLink, Stoppable {
   private abortListeners: (() => void)[] | undefined;
   private isGone = false;
+  /** Ended by the shutdown's drain, not by the client. */
+  stopped = false;
 
   constructor(
     readonly request: BackendCall['request'],
@@ -118,9 +122,7 @@ class ClientCall implements BackendCall, ClientLink {
       this.abortListeners = listeners;
       const res = this.reply.raw;
       res.once('close', () => {
-        if (res.writableFinished) return;
-        this.isGone = true;
-        for (const each of listeners.splice(0)) each();
+        if (!res.writableFinished) this.gone();
       });
     }
     const listeners = this.abortListeners;
@@ -130,12 +132,22 @@ class ClientCall implements BackendCall, ClientLink {
       if (at !== -1) listeners.splice(at, 1);
     };
   }
+
+  stop(): void {
+    this.stopped = true;
+    this.gone();
+  }
+
+  private gone(): void {
+    this.isGone = true;
+    for (const each of this.abortListeners?.splice(0) ?? []) each();
+  }
 }
 
 const NOTHING_TO_STOP = (): void => {};
 
 /** Steps 7–8 without streaming: the whole answer, then the bill. */
-function completeNow(backend: ChatBackend, call: BackendCall, metered: MeteredRequest): string | Promise<string> {
+function completeNow(backend: ChatBackend, call: ClientCall, metered: MeteredRequest, inFlight: InFlight): string | Promise<string> {
   const settle = (result: CompletionResult): string => {
     metered.finish(result.usage, 200, result.finishReason);
     return result.body;
@@ -148,10 +160,19 @@ function completeNow(backend: ChatBackend, call: BackendCall, metered: MeteredRe
     throw err;
   }
   if (!(answer instanceof Promise)) return settle(answer);
-  return answer.then(settle, (err: unknown) => {
-    metered.finish(NO_USAGE, statusAfter(err, call), null);
-    throw err;
-  });
+  // Only an answer that takes time can outlive a drain.
+  inFlight.add(call);
+  return answer.then(
+    (result) => {
+      inFlight.delete(call);
+      return settle(result);
+    },
+    (err: unknown) => {
+      inFlight.delete(call);
+      metered.finish(NO_USAGE, statusAfter(err, call), null);
+      throw call.stopped ? new ShuttingDownError() : err;
+    },
+  );
 }
 
 /**
@@ -163,20 +184,25 @@ async function streamCompletion(
   request: FastifyRequest,
   reply: FastifyReply,
   backend: ChatBackend,
-  call: BackendCall,
+  call: ClientCall,
   metered: MeteredRequest,
+  inFlight: InFlight,
 ): Promise<FastifyReply> {
   reply.hijack();
   const res = reply.raw;
   // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
   const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>);
+  inFlight.add(call);
   try {
     const result = await backend.stream(call, events);
-    const status = result.error ? statusOf(result.error) : call.client.aborted ? CLIENT_CLOSED : 200;
+    // Stopped by the drain: what was generated is charged, and the client told why it ends.
+    const error = call.stopped ? new ShuttingDownError() : result.error;
+    const status = error ? statusOf(error) : call.client.aborted ? CLIENT_CLOSED : 200;
     metered.finish(result.usage, status, result.finishReason);
-    events.end(result.error && renderStreamError(result.error, request.id));
-  } catch (err) {
-    metered.finish(NO_USAGE, statusAfter(err, call), null);
+    events.end(error && renderStreamError(error, request.id));
+  } catch (thrown) {
+    const err = call.stopped ? new ShuttingDownError() : thrown;
+    metered.finish(NO_USAGE, statusAfter(thrown, call), null);
     logFailure(request, err);
     if (events.hasStarted) {
       // The status line is gone: the failure becomes the stream's last event.
@@ -186,11 +212,14 @@ async function streamCompletion(
       res.writeHead(rendered.status, { ...(reply.getHeaders() as Record<string, string>), ...rendered.headers, 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(rendered.body));
     }
+  } finally {
+    inFlight.delete(call);
   }
   return reply;
 }
 
-function statusAfter(err: unknown, call: BackendCall): number {
+function statusAfter(err: unknown, call: ClientCall): number {
+  if (call.stopped) return statusOf(new ShuttingDownError());
   return call.client.aborted ? CLIENT_CLOSED : statusOf(err);
 }
 

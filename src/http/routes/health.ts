@@ -1,6 +1,6 @@
 // GET /healthz: the process is alive and serving. GET /readyz: it can take traffic: the
-// store answers, and Redis in shared mode; 503 while starting or draining (Fastify answers
-// 503 itself once closing), so a load balancer stops sending before the process stops.
+// store answers, and Redis in shared mode; 503 while starting or draining, so a load
+// balancer stops sending before the process stops.
 import { Type } from '@sinclair/typebox';
 import type { AppServices } from '../../services.js';
 import type { TypeBoxFastify } from '../typebox.js';
@@ -26,8 +26,9 @@ export function healthRoutes(app: TypeBoxFastify, services: AppServices): void {
       ...(services.admission.ping ? { redis: await passes(() => services.admission.ping!()) } : {}),
     };
     const ready = Object.values(checks).every((state) => state === 'ok');
-    reply.code(ready ? 200 : 503);
-    return { status: ready ? 'ready' : 'unavailable', checks };
+    const status = services.inFlight.draining ? 'draining' : ready ? 'ready' : 'unavailable';
+    reply.code(status === 'ready' ? 200 : 503);
+    return { status, checks };
   });
 }
 
