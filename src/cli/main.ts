@@ -15,7 +15,8 @@ import { upstreamsCommand } from './upstreams.js';
 
 const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
 
-  serve                                        run the server (what npm start runs)
+  serve [--workers N]                          run the server (what npm start runs); N processes
+                                               sharing the port need shared mode (REDIS_URL)
   migrate                                      apply pending migrations and exit
   accounts create --email E [--tier T] [--name N] [--credits N]
   accounts list | show A | suspend A | reactivate A | set-tier A T
@@ -49,6 +50,7 @@ const OPTIONS = {
   count: { type: 'string' },
   expires: { type: 'string' },
   url: { type: 'string' },
+  workers: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Runs one command; `env` is where config comes from (tests pass their own). */
@@ -81,7 +83,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
   const args: ParsedCommand = { positionals: rest, flags: parsed.values, json: parsed.values.json === true };
 
   try {
-    const config = loadConfig({ env });
+    const workers = parsed.values.workers;
+    const config = loadConfig({ env, overrides: workers === undefined ? undefined : { server: { workers: Number(workers) } } });
     switch (command) {
       case 'serve': {
         // Loaded on demand: the operator commands must not pull in the whole HTTP app

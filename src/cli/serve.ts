@@ -1,5 +1,7 @@
-// `lmgate serve` (what `npm start` runs): config → store → app → listen, and a clean
-// shutdown that drains in-flight requests and flushes queued writes.
+// `lmgate serve` (what `npm start` runs): config → store → app → listen, and on SIGTERM or
+// SIGINT a drain (http/in-flight.ts) that ends in-flight answers and flushes queued writes.
+// With server.workers > 1 this process supervises that many instances (cli/workers.ts).
+import cluster from 'node:cluster';
 import { buildApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { assertSecureTransport } from '../http/transport-policy.js';
@@ -7,38 +9,31 @@ import { openSharedMode } from '../shared/connect.js';
 import { openStore } from '../store/kysely-store.js';
 import { storeLocation, type CliIo } from './context.js';
 import { seedDemoAccount } from './seed-demo.js';
+import { printBanner, reportListening, superviseWorkers, untilSignalled } from './workers.js';
 
 export async function serve(config: Config, io: CliIo): Promise<number> {
   assertSecureTransport(config);
+  // Listening from the start: a signal that arrives while starting stops the process once
+  // it started, instead of being lost.
+  const signalled = untilSignalled();
+  if (config.server.workers > 1 && cluster.isPrimary) return superviseWorkers(config, io, signalled);
+
   const store = openStore(storeLocation(config));
-  await store.migrate();
-  const seeded = await seedDemoAccount(store, config);
+  // A supervisor migrated and seeded before it started its workers.
+  const seeded = cluster.isWorker ? undefined : (await store.migrate(), await seedDemoAccount(store, config));
 
   // Shared mode: limits, credits and usage in Redis, so instances on one PostgreSQL act as one.
   const shared = config.redis.url ? await openSharedMode(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) }) : undefined;
   const app = await buildApp(config, { store, shared });
   const address = await app.listen({ host: config.server.host, port: config.server.port });
-  io.out(`lmgate listening on ${address} (store: ${store.dialect}${shared ? ', shared state: redis' : ''})`);
-  io.out(`  OpenAI base URL: ${address}/v1`);
-  io.out(`  Dashboard:       ${address}/`);
-  if (seeded) {
-    io.out('');
-    io.out(`  Demo account ${seeded.email} created with this API key (shown once, keep it):`);
-    io.out(`    ${seeded.secret}`);
-    io.out('');
-  }
+  if (cluster.isWorker) reportListening(address);
+  else printBanner(io, address, `store: ${store.dialect}${shared ? ', shared state: redis' : ''}`, seeded);
 
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  io.out('lmgate shutting down');
+  await signalled;
+  io.out(`lmgate shutting down${cluster.isWorker ? ` (worker ${process.pid})` : ''}`);
   await app.close();
   await store.close();
+  // The channel to the supervisor would keep a worker's process alive after its last handle.
+  if (cluster.isWorker) process.disconnect();
   return 0;
 }

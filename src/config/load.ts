@@ -25,6 +25,8 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string[], kind: EnvK
   ['LMGATE_TLS_KEY', ['server', 'tls', 'key'], 'string'],
   ['LMGATE_BODY_LIMIT_MB', ['server', 'body_limit_mb'], 'number'],
   ['LMGATE_PUBLIC_URL', ['server', 'public_url'], 'string'],
+  ['LMGATE_WORKERS', ['server', 'workers'], 'int'],
+  ['LMGATE_DRAIN_SECONDS', ['server', 'drain_seconds'], 'number'],
   ['LMGATE_DATA_DIR', ['store', 'data_dir'], 'string'],
   ['LMGATE_SQLITE_PATH', ['store', 'sqlite_path'], 'string'],
   ['DATABASE_URL', ['store', 'database_url'], 'string'],

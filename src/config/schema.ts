@@ -100,6 +100,9 @@ export const configSchema = z
         public_url: z.string().url().optional(), // how clients reach lmgate (shown in docs)
         // On SIGTERM, running answers get this long to finish before they are ended.
         drain_seconds: z.number().min(0).max(3_600).default(25),
+        // Processes on this machine sharing the port (`serve --workers N`); more than one
+        // needs shared mode, through which instances agree on credits and limits.
+        workers: z.number().int().min(1).max(256).default(1),
       })
       .strict()
       .prefault({}),
@@ -116,6 +119,9 @@ export const configSchema = z
     redis: z
       .object({
         url: z.string().min(1).optional(), // redis://[user:password@]host:port[/db]
+        key_prefix: z.string().min(1).default('lmgate'), // several deployments on one Redis
+        // A reservation or concurrency slot of an instance that died lasts this long.
+        lease_seconds: z.number().min(1).max(600).default(30),
       })
       .strict()
       .prefault({}),
@@ -170,6 +176,15 @@ export const configSchema = z
           'shared mode (Redis) needs PostgreSQL as the store: a SQLite file belongs to one machine, so other instances ' +
           'could not read the accounts and ledger their Redis state refers to. Set DATABASE_URL (store.database_url), ' +
           'or unset REDIS_URL to run one instance on SQLite',
+      });
+    }
+    if (config.server.workers > 1 && !config.redis.url) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['server', 'workers'],
+        message:
+          'more than one worker needs shared mode: each worker is an instance, and instances agree on credits and limits ' +
+          'only through Redis. Set REDIS_URL (redis.url) and DATABASE_URL, or run one worker',
       });
     }
     if (!(config.default_tier in config.tiers)) {

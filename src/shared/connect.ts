@@ -14,13 +14,9 @@ import { UsageStreamWriter } from './usage-stream-writer.js';
 /** A command not answered within this fails: the request gets a quick error, not a hang. */
 const COMMAND_TIMEOUT_MS = 500;
 const CONNECT_TIMEOUT_MS = 1_000;
-/** A reservation or slot of an instance that stopped renewing it (crashed) lasts this long. */
-export const LEASE_MS = 30_000;
-
 export interface SharedOptions {
-  /** Key prefix (tests give each suite its own). */
+  /** Key prefix; redis.key_prefix when absent (tests give each suite its own). */
   prefix?: string;
-  leaseMs?: number;
   onError: (err: unknown) => void;
   observer?: UsageWriteObserver;
 }
@@ -48,10 +44,13 @@ export async function openSharedMode(config: Config, store: Store, options: Shar
   const subscriber = connect(undefined);
   for (const connection of [redis, reader, subscriber]) connection.on('error', options.onError);
   await Promise.all([redis.connect(), reader.connect(), subscriber.connect()]);
-  const prefix = options.prefix ?? 'lmgate';
-  const state = new SharedState(redis, store, { prefix, leaseMs: options.leaseMs ?? LEASE_MS, onError: options.onError });
+  const prefix = options.prefix ?? config.redis.key_prefix;
+  // A reservation or slot of an instance that stopped renewing it (crashed) lasts this long,
+  // and so do the usage records it read from the stream but did not store.
+  const leaseMs = config.redis.lease_seconds * 1000;
+  const state = new SharedState(redis, store, { prefix, leaseMs, onError: options.onError });
   const consumer = `${hostname()}-${process.pid}-${Date.now().toString(36)}`;
-  const writer = new UsageStreamWriter(state, reader, store, { consumer, onError: options.onError, observer: options.observer });
+  const writer = new UsageStreamWriter(state, reader, store, { consumer, claimIdleMs: leaseMs, onError: options.onError, observer: options.observer });
   const admission = new SharedAdmission(state, writer, options.onError, () => {
     redis.disconnect();
     reader.disconnect();

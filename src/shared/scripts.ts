@@ -131,6 +131,18 @@ return {remaining(rpm_tat, rpm_interval), reset_sec(rpm_tat), remaining(tpm_tat,
 `;
 
 /**
+ * An account's balance as the dashboard shows it: expired leases released first, so the
+ * reservations of an instance that died stop counting once their lease ran out.
+ * KEYS: credit, leases, amounts, slots. Returns {stored, pending, reserved}, or nil when
+ * there is no mirror yet.
+ */
+export const SNAPSHOT = `${PRELUDE}
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+release_expired(KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+return redis.call('HMGET', KEYS[1], 'stored', 'pending', 'reserved')
+`;
+
+/**
  * Settlement: the reservation and slot released, completion tokens added to tokens per
  * minute, the cost pending, and the usage record appended to the stream for the store.
  * KEYS: credit, leases, amounts, slots, tpm, stream

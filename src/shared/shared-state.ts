@@ -11,7 +11,7 @@ import type { LimitsSnapshot } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { LuaScript } from './lua-script.js';
-import { ACK, ADMIT, LIMITS, MIRROR, RENEW, SETTLE, TAKE_REQUEST } from './scripts.js';
+import { ACK, ADMIT, LIMITS, MIRROR, RENEW, SETTLE, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 
 const admitScript = new LuaScript(ADMIT);
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
@@ -19,6 +19,7 @@ const settleScript = new LuaScript(SETTLE);
 const mirrorScript = new LuaScript(MIRROR);
 const renewScript = new LuaScript(RENEW);
 const limitsScript = new LuaScript(LIMITS);
+const snapshotScript = new LuaScript(SNAPSHOT);
 export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
@@ -164,12 +165,14 @@ export class SharedState {
   }
 
   async snapshot(accountId: string): Promise<BalanceSnapshot> {
-    const keys = this.keys(accountId);
-    let [stored, pending, reserved] = await this.redis.hmget(keys.credit, 'stored', 'pending', 'reserved');
-    if (stored === null) {
+    const { credit, leases, amounts, slots } = this.keys(accountId);
+    const read = async (): Promise<(string | null)[] | null> => (await snapshotScript.run(this.redis, [credit, leases, amounts, slots], [])) as (string | null)[] | null;
+    let mirror = await read();
+    if (mirror === null) {
       await this.refreshBalance(accountId);
-      [stored, pending, reserved] = await this.redis.hmget(keys.credit, 'stored', 'pending', 'reserved');
+      mirror = await read();
     }
+    const [stored, pending, reserved] = mirror ?? [];
     return { balanceMicros: Number(stored) - Number(pending ?? 0), reservedMicros: Number(reserved ?? 0) };
   }
 

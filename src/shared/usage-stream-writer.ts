@@ -12,15 +12,16 @@ const GROUP = 'store-writers';
 const BATCH = 500;
 /** A blocking read returns at least this often, so close() is prompt. */
 const BLOCK_MS = 200;
-/** Entries another consumer read but did not acknowledge for this long are taken over. */
-const CLAIM_IDLE_MS = 30_000;
-const CLAIM_EVERY_MS = 10_000;
+/** How often to look for entries other consumers read but did not acknowledge. */
+const CLAIM_EVERY_MS = 5_000;
 
 type StreamEntry = [id: string, fields: string[]];
 
 export interface UsageStreamWriterOptions {
   /** This instance's name in the consumer group. */
   consumer: string;
+  /** Entries another consumer read but did not acknowledge for this long are taken over. */
+  claimIdleMs: number;
   onError: (err: unknown) => void;
   observer?: UsageWriteObserver;
 }
@@ -68,7 +69,7 @@ export class UsageStreamWriter {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        if (Date.now() - this.lastClaimAt > CLAIM_EVERY_MS) await this.claimAbandoned();
+        if (Date.now() - this.lastClaimAt > Math.min(CLAIM_EVERY_MS, this.options.claimIdleMs / 2)) await this.claimAbandoned();
         // Our own unacknowledged entries first (a failed write), then new ones.
         const mine = await this.read('0', 0);
         if (mine.length > 0) {
@@ -96,7 +97,7 @@ export class UsageStreamWriter {
     this.lastClaimAt = Date.now();
     let cursor = '0-0';
     do {
-      const [next] = (await this.shared.redis.xautoclaim(this.shared.usageStream, GROUP, this.options.consumer, CLAIM_IDLE_MS, cursor, 'COUNT', BATCH, 'JUSTID')) as [string, ...unknown[]];
+      const [next] = (await this.shared.redis.xautoclaim(this.shared.usageStream, GROUP, this.options.consumer, this.options.claimIdleMs, cursor, 'COUNT', BATCH, 'JUSTID')) as [string, ...unknown[]];
       cursor = next;
     } while (cursor !== '0-0');
   }

@@ -20,11 +20,11 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `lmgate serve` with `env` on top of this process's environment (LMGATE_PORT=0 by
+ * Starts `lmgate serve [args]` with `env` on top of this process's environment (LMGATE_PORT=0 by
  * default) and resolves once it listens and its output matches `ready`.
  */
-export function startServer(env: Record<string, string>, ready: RegExp = /OpenAI base URL: \S+\n/): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+export function startServer(env: Record<string, string>, ready: RegExp = /OpenAI base URL: \S+\n/, args: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', ...args], {
     cwd: ROOT,
     env: { ...process.env, LMGATE_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

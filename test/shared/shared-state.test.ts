@@ -31,7 +31,7 @@ beforeAll(async () => {
     throw err;
   };
   states = stores.map((store) => new SharedState(redis.connect(), store, { prefix: redis.prefix, leaseMs: 1_000, onError }));
-  writers = states.map((state, i) => new UsageStreamWriter(state, redis.connect(), stores[i]!, { consumer: `instance-${i}`, onError: () => undefined }));
+  writers = states.map((state, i) => new UsageStreamWriter(state, redis.connect(), stores[i]!, { consumer: `instance-${i}`, claimIdleMs: 1_000, onError: () => undefined }));
   for (const state of states) state.start();
   for (const writer of writers) await writer.start();
 });
