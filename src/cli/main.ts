@@ -11,6 +11,7 @@ import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
 import { keysCommand } from './keys.js';
 import { migrate } from './migrate.js';
+import { storeCommand } from './store-copy.js';
 import { upstreamsCommand } from './upstreams.js';
 
 const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
@@ -33,6 +34,10 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   upstreams [--url URL]                        each upstream deployment's health, in-flight
                                                requests, outcomes and latency, as the
                                                running server sees it (its /metrics)
+  store copy --to URL                          copy the SQLite store into an empty PostgreSQL
+                                               database (postgres://...) and verify it; stop
+                                               the server first, then start it with
+                                               DATABASE_URL=URL
 
 A is an account id or email. N is in credits, up to 6 decimals (1 credit = 1,000,000
 micro-credits).`;
@@ -51,6 +56,7 @@ const OPTIONS = {
   expires: { type: 'string' },
   url: { type: 'string' },
   workers: { type: 'string' },
+  to: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Runs one command; `env` is where config comes from (tests pass their own). */
@@ -104,6 +110,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await codesCommand(config, args, io);
       case 'upstreams':
         return await upstreamsCommand(config, args, io);
+      case 'store':
+        return await storeCommand(config, args, io);
       default:
         throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
     }

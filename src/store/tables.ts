@@ -1,4 +1,5 @@
-// Row types of the SQL tables, as Kysely sees them (snake_case, as stored).
+// Row types of the SQL tables, as Kysely sees them (snake_case, as stored), and the list of
+// the tables themselves.
 import type { Generated } from 'kysely';
 
 export interface AccountsTable {
@@ -101,3 +102,23 @@ export interface Database {
   sessions: SessionsTable;
   usage_records: UsageRecordsTable;
 }
+
+/**
+ * Every table of the store, each after the tables its foreign keys point to: the order a
+ * whole-store copy (`lmgate store copy`) writes them in. `satisfies` makes a table added to
+ * Database fail to compile until it is placed here, so no copy can skip it.
+ */
+const TABLES_IN_COPY_ORDER = {
+  accounts: true,
+  account_passwords: true,
+  api_keys: true,
+  sessions: true,
+  redemption_codes: true,
+  ledger_entries: true,
+  usage_records: true,
+  change_events: true,
+} as const satisfies Record<keyof Database, true>;
+
+export type StoreTable = keyof Database;
+
+export const STORE_TABLES = Object.keys(TABLES_IN_COPY_ORDER) as StoreTable[];
