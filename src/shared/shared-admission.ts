@@ -57,6 +57,8 @@ export class SharedAdmission implements Admission {
   }
 
   async close(): Promise<void> {
+    // A last try for settlements kept through an outage; what still fails is lost with the process.
+    if (this.state.unsettledCount > 0) await this.state.retryUnsettled();
     this.state.stop();
     try {
       await this.writer.close();

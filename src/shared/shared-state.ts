@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
-import { InsufficientCreditsError, RateLimitedError, type RateLimitState } from '../errors.js';
+import { InsufficientCreditsError, RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
 import type { Store, UsageRecord } from '../store/store.js';
@@ -41,6 +41,18 @@ export interface AdmitInput {
   takeRequest: boolean;
 }
 
+/** A settlement that could not reach Redis, kept to be retried when Redis is back. */
+interface Unsettled {
+  reservation: SharedReservation;
+  tpm: number;
+  completionTokens: number;
+  record: UsageRecord;
+}
+
+/** Settlements kept through an outage; beyond this they are dropped (and reported). */
+const MAX_UNSETTLED = 10_000;
+const SETTLE_RETRY_MS = 1_000;
+
 export interface SharedStateOptions {
   /** Key prefix, so several deployments (or test runs) can share one Redis. */
   prefix: string;
@@ -53,6 +65,9 @@ export class SharedState {
   /** Leases this instance holds, renewed until settled: lease id → account id. */
   private readonly live = new Map<string, string>();
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Settlements that met an unreachable Redis, oldest first. */
+  private unsettled: Unsettled[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly redis: Redis,
@@ -84,6 +99,12 @@ export class SharedState {
 
   stop(): void {
     clearInterval(this.renewTimer);
+    clearTimeout(this.retryTimer);
+  }
+
+  /** Settlements still waiting for Redis (none, unless it was unreachable). */
+  get unsettledCount(): number {
+    return this.unsettled.length;
   }
 
   /** One request of the tier's requests per minute, or 429. */
@@ -138,23 +159,49 @@ export class SharedState {
 
   /**
    * Releases the reservation and slot, charges `record.costMicros` (the caller caps it at the
-   * reservation) and hands the record to the usage stream. Idempotent per admission.
+   * reservation) and hands the record to the usage stream. Idempotent per admission. When
+   * Redis cannot be reached, the settlement is kept and retried every second, its lease
+   * renewed meanwhile, so an outage costs neither the charge nor the hold on the credits.
+   * A retry of one that did run (its reply lost) appends the record twice: the store keeps
+   * it once (by its id), and each copy's acknowledgement takes its own pending charge back.
    */
-  async settle(admission: SharedReservation, tier: Tier, completionTokens: number, record: UsageRecord): Promise<void> {
-    if (admission.settled) return;
-    admission.settled = true;
-    const keys = this.keys(admission.accountId);
+  async settle(reservation: SharedReservation, tier: Tier, completionTokens: number, record: UsageRecord): Promise<void> {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    await this.runSettle({ reservation, tpm: tier.config.tpm, completionTokens, record });
+  }
+
+  /** Tries again the settlements that met an outage; those that fail again wait for the next try. */
+  async retryUnsettled(): Promise<void> {
+    const waiting = this.unsettled;
+    this.unsettled = [];
+    for (const each of waiting) await this.runSettle(each).catch(() => undefined);
+  }
+
+  private async runSettle(settlement: Unsettled): Promise<void> {
+    const { reservation, tpm, completionTokens, record } = settlement;
+    const keys = this.keys(reservation.accountId);
     try {
       await settleScript.run(this.redis, [keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream], [
-        admission.leaseId,
+        reservation.leaseId,
         record.costMicros,
         completionTokens,
-        tier.config.tpm,
-        admission.accountId,
+        tpm,
+        reservation.accountId,
         JSON.stringify(record),
       ]);
-    } finally {
-      this.live.delete(admission.leaseId);
+      this.live.delete(reservation.leaseId);
+    } catch (err) {
+      if (err instanceof SharedStateUnavailableError && this.unsettled.length < MAX_UNSETTLED) {
+        this.unsettled.push(settlement);
+        this.retryTimer ??= setTimeout(() => {
+          this.retryTimer = undefined;
+          void this.retryUnsettled();
+        }, SETTLE_RETRY_MS).unref();
+      } else {
+        this.live.delete(reservation.leaseId);
+      }
+      throw err;
     }
   }
 

@@ -38,6 +38,8 @@ export interface TestCluster {
 export interface ClusterOptions {
   /** How often each instance polls the store's change feed (default 50 ms). */
   changePollMs?: number;
+  /** Where the instances find Redis (a proxy a test can cut); the local server by default. */
+  redisUrl?: string;
 }
 
 export async function startCluster(size: number, overrides: Record<string, unknown> = {}, options: ClusterOptions = {}): Promise<TestCluster> {
@@ -50,7 +52,7 @@ export async function startCluster(size: number, overrides: Record<string, unkno
     overrides: {
       log: { level: 'silent' },
       store: { data_dir: dataDir, database_url: database.url },
-      redis: { url: TEST_REDIS_URL },
+      redis: { url: options.redisUrl ?? TEST_REDIS_URL },
       server: { port: 0 },
       ...overrides,
     },
