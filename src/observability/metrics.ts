@@ -116,6 +116,40 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
     });
   }
 
+  /**
+   * The mode in force, and in shared mode whether Redis answers and how many settlements
+   * wait for it (kept through an outage, retried when it is back).
+   */
+  watchMode(shared: (() => { redisUp: boolean; unsettled: number }) | undefined): void {
+    new Gauge({
+      name: 'lmgate_mode',
+      help: 'The mode in force: 1 for embedded (state in this process) or shared (state in Redis).',
+      labelNames: ['mode'],
+      registers: [this.registry],
+      collect() {
+        this.set({ mode: 'embedded' }, shared ? 0 : 1);
+        this.set({ mode: 'shared' }, shared ? 1 : 0);
+      },
+    });
+    if (!shared) return;
+    new Gauge({
+      name: 'lmgate_redis_up',
+      help: "1 while this instance's Redis connection is ready; 0 while metered requests are refused with 503.",
+      registers: [this.registry],
+      collect() {
+        this.set(shared().redisUp ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'lmgate_redis_unsettled_settlements',
+      help: 'Settled requests whose charge waits for Redis to come back.',
+      registers: [this.registry],
+      collect() {
+        this.set(shared().unsettled);
+      },
+    });
+  }
+
   /** Makes a model's deployments visible (with zeros) before their first request. */
   watch(deployments: readonly Deployment[]): void {
     for (const deployment of deployments) this.tallyOf(deployment);

@@ -71,6 +71,11 @@ export class SharedAdmission implements Admission {
     this.writer.observer = observer;
   }
 
+  /** For /metrics: whether the command connection is up, and what waits for it. */
+  health(): { redisUp: boolean; unsettled: number } {
+    return { redisUp: this.state.redis.status === 'ready', unsettled: this.state.unsettledCount };
+  }
+
   ping(): Promise<unknown> {
     return this.state.redis.ping();
   }

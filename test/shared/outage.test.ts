@@ -59,6 +59,10 @@ describe.each(['cut', 'stall'] as const)('Redis %s under load', (how) => {
     await sleep(1_000);
     proxy[how]();
     await sleep(2_000);
+    const metricsDuring = await (await fetch(`${cluster.instances[0]!.origin}/metrics`)).text();
+    expect(metricsDuring).toContain('lmgate_mode{mode="shared"} 1');
+    // A cut connection shows; a hung one only times out (and is refused all the same).
+    if (how === 'cut') expect(metricsDuring).toMatch(/^lmgate_redis_up 0$/m);
     const restoredAt = outcomes.length;
     proxy.restore();
     // Back by itself: both instances answer 200 again.
@@ -77,6 +81,7 @@ describe.each(['cut', 'stall'] as const)('Redis %s under load', (how) => {
     expect(slowest).toBeLessThan(1_500);
     const tail = outcomes.slice(-16);
     expect(tail.every((o) => o.status === 200)).toBe(true);
+    expect(await (await fetch(`${cluster.instances[0]!.origin}/metrics`)).text()).toMatch(/^lmgate_redis_up 1$/m);
 
     // Settlements kept through the outage reach the store: every 200 is charged once.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
