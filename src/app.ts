@@ -9,6 +9,7 @@ import { ChangeFeed } from './cluster/change-feed.js';
 import { ProcessCaches, type Change } from './cluster/local-caches.js';
 import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
+import { memoryFailureThrottle } from './dashboard/sign-in-throttle.js';
 import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
@@ -110,6 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     admission,
     commands: new Commands(store, caches),
     inFlight: new InFlight(),
+    failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
   };
 
   app.addHook('onRequest', (request, reply, done) => {

@@ -6,6 +6,7 @@ import type { Admission } from './billing/admission.js';
 import type { Tiers } from './billing/tiers.js';
 import type { Commands } from './commands/commands.js';
 import type { Config } from './config/schema.js';
+import type { FailureThrottleFactory } from './dashboard/sign-in-throttle.js';
 import type { InFlight } from './http/in-flight.js';
 import type { ModelCatalog } from './models/catalog.js';
 import type { Store } from './store/store.js';
@@ -21,6 +22,8 @@ export interface AppServices {
   admission: Admission;
   /** Every write to accounts, keys and credits. */
   commands: Commands;
+  /** Makes the dashboard's failure throttles: in this process, or in Redis in shared mode. */
+  failureThrottle: FailureThrottleFactory;
   /** The answers being generated, which a shutdown drains. */
   inFlight: InFlight;
 }

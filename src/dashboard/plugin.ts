@@ -20,7 +20,7 @@ import { createDashboardThrottles } from './sign-in-throttle.js';
 
 export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
   return async (dashboard) => {
-    const context: DashboardServices = { ...services, sessions: new Sessions(services.store), throttles: createDashboardThrottles(services.config.signup.per_address_per_hour) };
+    const context: DashboardServices = { ...services, sessions: new Sessions(services.store), throttles: createDashboardThrottles(services.config.signup.per_address_per_hour, services.failureThrottle) };
     await dashboard.register(cookie);
     dashboard.decorateRequest('signedIn', null);
     // A body-less POST or DELETE that still says application/json (as fetch wrappers

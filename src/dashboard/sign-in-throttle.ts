@@ -1,14 +1,32 @@
 // Counts failures (wrong passwords, unknown redemption codes) per key and refuses further
 // attempts once a key has `limit` failures within the window. An exact sliding window: a
 // GCRA limiter (limits/) refills continuously, so it would let a sixth failure through
-// three minutes after five, where the rule is "at most 5 per 15 minutes". At most `limit`
-// timestamps per key, so memory stays small; keys are swept as they go quiet.
+// three minutes after five, where the rule is "at most 5 per 15 minutes". This process's
+// throttle is here; shared mode's, the same window in Redis, is shared/shared-throttle.ts.
 import { RateLimitedError } from '../errors.js';
 
 const FIFTEEN_MINUTES_MS = 15 * 60 * 1000;
 const SWEEP_EVERY = 1_000;
 
-export class FailureThrottle {
+export interface FailureThrottle {
+  /** Throws RateLimitedError (429 with Retry-After) when the key has used up its failures. */
+  assertAllowed(key: string): void | Promise<void>;
+  recordFailure(key: string): void | Promise<void>;
+  forget(key: string): void | Promise<void>;
+}
+
+/** Makes the throttle called `name` (a key space of its own in shared state). */
+export type FailureThrottleFactory = (name: string, limit: number, windowMs: number) => FailureThrottle;
+
+/** The refusal once `limit` failures fall within the window, the oldest counted at `oldestMs`. */
+export function throttledError(limit: number, windowMs: number, oldestMs: number, nowMs: number): RateLimitedError {
+  const retryAtMs = oldestMs + windowMs;
+  const retryAfterSec = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
+  return new RateLimitedError({ limit, remaining: 0, resetAtUnixSec: Math.ceil(retryAtMs / 1000) }, retryAfterSec);
+}
+
+/** At most `limit` timestamps per key, so memory stays small; keys are swept as they go quiet. */
+export class MemoryFailureThrottle implements FailureThrottle {
   private readonly failuresByKey = new Map<string, number[]>();
   private operations = 0;
 
@@ -17,13 +35,10 @@ export class FailureThrottle {
     readonly windowMs: number,
   ) {}
 
-  /** Throws RateLimitedError (429 with Retry-After) when the key has used up its failures. */
   assertAllowed(key: string, nowMs = Date.now()): void {
     const recent = this.recent(key, nowMs);
     if (recent.length < this.limit) return;
-    const retryAtMs = recent[recent.length - this.limit]! + this.windowMs;
-    const retryAfterSec = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
-    throw new RateLimitedError({ limit: this.limit, remaining: 0, resetAtUnixSec: Math.ceil(retryAtMs / 1000) }, retryAfterSec);
+    throw throttledError(this.limit, this.windowMs, recent[recent.length - this.limit]!, nowMs);
   }
 
   recordFailure(key: string, nowMs = Date.now()): void {
@@ -60,11 +75,13 @@ export interface DashboardThrottles {
   signUpPerAddress: FailureThrottle;
 }
 
-export function createDashboardThrottles(signUpsPerAddressPerHour: number): DashboardThrottles {
+export const memoryFailureThrottle: FailureThrottleFactory = (_name, limit, windowMs) => new MemoryFailureThrottle(limit, windowMs);
+
+export function createDashboardThrottles(signUpsPerAddressPerHour: number, create: FailureThrottleFactory): DashboardThrottles {
   return {
-    signInPerAccount: new FailureThrottle(5, FIFTEEN_MINUTES_MS),
-    signInPerAddress: new FailureThrottle(20, FIFTEEN_MINUTES_MS),
-    redeemPerAccount: new FailureThrottle(10, FIFTEEN_MINUTES_MS),
-    signUpPerAddress: new FailureThrottle(signUpsPerAddressPerHour, 4 * FIFTEEN_MINUTES_MS),
+    signInPerAccount: create('sign-in-account', 5, FIFTEEN_MINUTES_MS),
+    signInPerAddress: create('sign-in-address', 20, FIFTEEN_MINUTES_MS),
+    redeemPerAccount: create('redeem-account', 10, FIFTEEN_MINUTES_MS),
+    signUpPerAddress: create('sign-up-address', signUpsPerAddressPerHour, 4 * FIFTEEN_MINUTES_MS),
   };
 }

@@ -6,7 +6,9 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Store } from '../store/store.js';
+import type { FailureThrottleFactory } from '../dashboard/sign-in-throttle.js';
 import { ChangeChannel } from './change-channel.js';
+import { SharedFailureThrottle } from './shared-throttle.js';
 import { SharedAdmission } from './shared-admission.js';
 import { SharedState } from './shared-state.js';
 import { UsageStreamWriter } from './usage-stream-writer.js';
@@ -24,6 +26,8 @@ export interface SharedOptions {
 export interface SharedMode {
   admission: SharedAdmission;
   changes: ChangeChannel;
+  /** Sign-in, sign-up and redemption throttles that count across instances. */
+  throttle: FailureThrottleFactory;
 }
 
 export async function openSharedMode(config: Config, store: Store, options: SharedOptions): Promise<SharedMode> {
@@ -56,5 +60,9 @@ export async function openSharedMode(config: Config, store: Store, options: Shar
     reader.disconnect();
     subscriber.disconnect();
   });
-  return { admission, changes: new ChangeChannel(redis, subscriber, prefix, options.onError) };
+  return {
+    admission,
+    changes: new ChangeChannel(redis, subscriber, prefix, options.onError),
+    throttle: (name, limit, windowMs) => new SharedFailureThrottle(redis, `${prefix}:throttle:${name}`, limit, windowMs),
+  };
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../src/errors.js';
-import { FailureThrottle } from '../../src/dashboard/sign-in-throttle.js';
+import { MemoryFailureThrottle } from '../../src/dashboard/sign-in-throttle.js';
 
 const MINUTE_MS = 60_000;
 
 describe('the failure throttle', () => {
   it('allows 5 failures in 15 minutes, then refuses until the oldest leaves the window', () => {
-    const throttle = new FailureThrottle(5, 15 * MINUTE_MS);
+    const throttle = new MemoryFailureThrottle(5, 15 * MINUTE_MS);
     const start = 1_000_000;
     for (let i = 0; i < 5; i++) {
       throttle.assertAllowed('k', start + i * MINUTE_MS);
@@ -28,7 +28,7 @@ describe('the failure throttle', () => {
   });
 
   it('forget clears a key', () => {
-    const throttle = new FailureThrottle(5, 15 * MINUTE_MS);
+    const throttle = new MemoryFailureThrottle(5, 15 * MINUTE_MS);
     for (let i = 0; i < 5; i++) throttle.recordFailure('k', 0);
     expect(() => throttle.assertAllowed('k', 1)).toThrow(RateLimitedError);
     throttle.forget('k');

@@ -64,12 +64,12 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   dashboard.post('/redeem', { schema: { body: RedeemBody, response: { 200: Redeemed } } }, async (request) => {
     const { account } = signedIn(request);
     const { code } = request.body;
-    redeemPerAccount.assertAllowed(account.id);
+    await redeemPerAccount.assertAllowed(account.id);
     let result;
     try {
       result = await commands.redeemCode(account.id, code);
     } catch (err) {
-      if (err instanceof Refusal) redeemPerAccount.recordFailure(account.id);
+      if (err instanceof Refusal) await redeemPerAccount.recordFailure(account.id);
       throw err;
     }
     return { creditedMicros: result.amountMicros, balanceMicros: result.balanceMicros };

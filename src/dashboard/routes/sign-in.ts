@@ -41,8 +41,8 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
   // attempt counts against the address's allowance.
   const admitSignUp = async (request: FastifyRequest): Promise<void> => {
     if (!config.signup.open) throw new Refusal('sign_up_closed');
-    signUpPerAddress.assertAllowed(request.ip);
-    signUpPerAddress.recordFailure(request.ip);
+    await signUpPerAddress.assertAllowed(request.ip);
+    await signUpPerAddress.recordFailure(request.ip);
   };
 
   dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody, response: { 201: SessionView } }, preValidation: admitSignUp }, async (request, reply) => {
@@ -61,18 +61,17 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
   dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody, response: { 200: SessionView } } }, async (request, reply) => {
     const input = request.body;
     const accountKey = input.email.toLowerCase();
-    signInPerAddress.assertAllowed(request.ip);
-    signInPerAccount.assertAllowed(accountKey);
+    await signInPerAddress.assertAllowed(request.ip);
+    await signInPerAccount.assertAllowed(accountKey);
     // findAccount reads a reference without `@` as an account id: never let that through.
     const account = input.email.includes('@') ? await store.findAccount(input.email) : undefined;
     const passwordHash = account && (await store.findPasswordHash(account.id));
     const valid = passwordHash ? await verifyPassword(input.password, passwordHash) : await verifyAgainstDecoy(input.password);
     if (!account || !valid) {
-      signInPerAddress.recordFailure(request.ip);
-      signInPerAccount.recordFailure(accountKey);
+      await Promise.all([signInPerAddress.recordFailure(request.ip), signInPerAccount.recordFailure(accountKey)]);
       throw new Refusal('wrong_credentials');
     }
-    signInPerAccount.forget(accountKey);
+    await signInPerAccount.forget(accountKey);
     return startSession(request, reply, account);
   });
 
@@ -92,11 +91,11 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     const input = request.body;
     // Guessing the current password from a borrowed session counts against the same
     // allowance as guessing it at sign-in.
-    signInPerAccount.assertAllowed(account.email);
+    await signInPerAccount.assertAllowed(account.email);
     const passwordHash = await store.findPasswordHash(account.id);
     const valid = passwordHash ? await verifyPassword(input.currentPassword, passwordHash) : await verifyAgainstDecoy(input.currentPassword);
     if (!valid) {
-      signInPerAccount.recordFailure(account.email);
+      await signInPerAccount.recordFailure(account.email);
       throw new Refusal('wrong_current_password');
     }
     await commands.setPassword(account.id, await hashPassword(input.newPassword));
