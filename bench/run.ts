@@ -24,6 +24,8 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Requests per round for the time-to-first-chunk figures. */
 const FIRST_CHUNK_REQUESTS = Number(process.env.BENCH_FIRST_CHUNK_REQUESTS ?? 2000);
+/** Which groups run: demo, upstream, shared (all by default). */
+const GROUPS = new Set((process.env.BENCH_GROUPS ?? 'demo,upstream,shared').split(','));
 
 const MESSAGES = [{ role: 'user', content: 'Hello there! Please repeat this sentence back to me, word for word.' }];
 
@@ -53,10 +55,9 @@ async function main(): Promise<void> {
     const responseBytes = (await sample.text()).length;
     const bare = await start(['--import', 'tsx', 'bench/bare-fastify.ts', String(responseBytes)]);
 
-    const demo = demoGroup(bare, lmgate, headers, dataDir);
-    const upstream = upstreamGroup({ direct: mock, passThrough, fastifyUndici, lmgate }, headers, dataDir);
-    printDemo(demo, responseBytes);
-    printUpstream(await upstream);
+    if (GROUPS.has('demo')) printDemo(demoGroup(bare, lmgate, headers, dataDir), responseBytes);
+    if (GROUPS.has('upstream')) printUpstream(await upstreamGroup({ direct: mock, passThrough, fastifyUndici, lmgate }, headers, dataDir));
+    if (!GROUPS.has('shared')) return;
 
     // Shared mode: the same config on PostgreSQL and Redis.
     database = await createBenchDatabase();
