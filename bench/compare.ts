@@ -7,10 +7,11 @@
 //   BENCH_CANDIDATE (this checkout) to measure another, BENCH_PATHS (all) a comma list of
 //   path names to keep (echo, upstream, streaming).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuSeconds, ROOT, startServer, type Server } from './processes.js';
+import { createKey, writeConfig } from './setup.js';
 import { wrk } from './wrk.js';
 
 const BASELINE = process.env.BENCH_BASELINE;
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
       const dataDir = mkdtempSync(join(tmpdir(), `lmgate-compare-${name}-`));
       dirs.push(dataDir);
       const env = writeConfig(dataDir, mock.url);
-      const secret = createKey(dir, env);
+      const secret = createKey(env, dir);
       const server = await startServer([join(dir, 'bin/lmgate.js'), 'serve'], env);
       servers.push(server);
       started[name] = { server, secret };
@@ -89,36 +90,6 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function writeConfig(dataDir: string, mockUrl: string): NodeJS.ProcessEnv {
-  const configPath = join(dataDir, 'lmgate.yaml');
-  writeFileSync(
-    configPath,
-    [
-      'log: { level: warn }',
-      'demo: { seed_account: false }',
-      'tiers:',
-      '  bench: { rpm: 100000000, tpm: 100000000000, concurrency: 100000, models: ["*"] }',
-      'default_tier: bench',
-      'models:',
-      '  demo-echo: { backend: demo, kind: echo }',
-      '  bench-upstream:',
-      '    price: { input: 0.2, output: 0.6 }',
-      `    deployments: [{ url: "${mockUrl}/v1", model: bench-model, max_concurrent: 100000 }]`,
-    ].join('\n'),
-  );
-  return { LMGATE_CONFIG: configPath, LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' };
-}
-
-function createKey(dir: string, env: NodeJS.ProcessEnv): string {
-  const cli = (...args: string[]): string => {
-    const run = spawnSync(process.execPath, [join(dir, 'bin/lmgate.js'), ...args, '--json'], { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`lmgate ${args.join(' ')} failed: ${run.stderr}`);
-    return run.stdout;
-  };
-  const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local', '--credits', '1000000')) as { id: string };
-  return (JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string }).secret;
 }
 
 function median(values: number[]): number {

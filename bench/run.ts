@@ -8,12 +8,13 @@
 // - shared mode: demo-echo on PostgreSQL and Redis beside the embedded defaults (shared.ts).
 // Scenarios run interleaved for several rounds and each figure is the median (VM noise).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { measureFirstChunk } from './first-chunk.js';
 import { cpuSeconds, hasTaskset, ROOT, startServer, type Server } from './processes.js';
+import { createKey, writeConfig } from './setup.js';
 import { BENCH_REDIS_URL, createBenchDatabase, flushBenchRedis, printShared, sharedGroup, type BenchDatabase } from './shared.js';
 import { wrk, type WrkFigures } from './wrk.js';
 
@@ -81,37 +82,6 @@ async function main(): Promise<void> {
     await flushBenchRedis();
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-function writeConfig(dataDir: string, mockUrl: string): NodeJS.ProcessEnv {
-  const configPath = join(dataDir, 'lmgate.yaml');
-  // Limits far above what the benchmark reaches, so they are checked but never hit.
-  writeFileSync(
-    configPath,
-    [
-      'log: { level: warn }',
-      'demo: { seed_account: false }',
-      'tiers:',
-      '  bench: { rpm: 100000000, tpm: 100000000000, concurrency: 100000, models: ["*"] }',
-      'default_tier: bench',
-      'models:',
-      '  demo-echo: { backend: demo, kind: echo }',
-      '  bench-upstream:',
-      '    price: { input: 0.2, output: 0.6 }',
-      `    deployments: [{ url: "${mockUrl}/v1", model: bench-model, max_concurrent: 100000 }]`,
-    ].join('\n'),
-  );
-  return { LMGATE_CONFIG: configPath, LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' };
-}
-
-function createKey(env: NodeJS.ProcessEnv): string {
-  const cli = (...args: string[]): string => {
-    const run = spawnSync(process.execPath, ['bin/lmgate.js', ...args, '--json'], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`lmgate ${args.join(' ')} failed: ${run.stderr}`);
-    return run.stdout;
-  };
-  const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local', '--credits', '1000000')) as { id: string };
-  return (JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string }).secret;
 }
 
 interface RoundsFigures extends WrkFigures {

@@ -11,15 +11,9 @@ import { main } from '../../src/cli/main.js';
 import { KeyRevokedError } from '../../src/errors.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store } from '../../src/store/store.js';
+import { cliDataDir, runCli, type Run } from '../helpers/cli-run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
-interface Run {
-  code: number;
-  out: string[];
-  err: string[];
-  stdout: string;
-  stderr: string;
-}
 
 const SECRET_PATTERN = /sk-lmg-[0-9A-Za-z]{49}/g;
 
@@ -28,25 +22,18 @@ describe('the lmgate CLI on SQLite', () => {
   let env: NodeJS.ProcessEnv;
   const stores: Store[] = [];
 
+  let removeDataDir = (): void => undefined;
+
   beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'lmgate-cli-'));
-    // An explicit, empty config file keeps an lmgate.yaml in the working directory out of it.
-    const configFile = join(dataDir, 'lmgate.yaml');
-    writeFileSync(configFile, '');
-    env = { LMGATE_DATA_DIR: dataDir, LMGATE_CONFIG: configFile };
+    ({ dataDir, env, remove: removeDataDir } = cliDataDir('lmgate-cli-'));
   });
 
   afterEach(async () => {
     for (const store of stores.splice(0)) await store.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir();
   });
 
-  async function run(...argv: string[]): Promise<Run> {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) }, env);
-    return { code, out, err, stdout: out.join('\n'), stderr: err.join('\n') };
-  }
+  const run = (...argv: string[]): Promise<Run> => runCli(env, argv);
 
   async function runJson<T>(...argv: string[]): Promise<T> {
     const result = await run(...argv, '--json');

@@ -2,8 +2,7 @@
 // store filled through the real write paths (commands, usage batches, sessions) is copied
 // into a fresh PostgreSQL database and read back there through the store.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +11,6 @@ import { Authenticator } from '../../src/auth/authenticate.js';
 import { KeyCache } from '../../src/auth/key-cache.js';
 import { LastUsedTracker } from '../../src/auth/last-used.js';
 import { generateRedemptionCode, hashRedemptionCode } from '../../src/billing/redemption-code.js';
-import { main } from '../../src/cli/main.js';
 import { Commands } from '../../src/commands/commands.js';
 import { hashPassword, verifyPassword } from '../../src/dashboard/passwords.js';
 import { KeyRevokedError } from '../../src/errors.js';
@@ -20,14 +18,9 @@ import { KyselyStore, openStore } from '../../src/store/kysely-store.js';
 import type { Db } from '../../src/store/sql.js';
 import type { Session, Store, UsageRecord } from '../../src/store/store.js';
 import { STORE_TABLES, type StoreTable } from '../../src/store/tables.js';
+import { cliDataDir, runCli, type Run } from '../helpers/cli-run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
-interface Run {
-  code: number;
-  out: string[];
-  stdout: string;
-  stderr: string;
-}
 
 interface CopyJson {
   source: string;
@@ -45,25 +38,18 @@ let dataDir: string;
 let env: NodeJS.ProcessEnv;
 const stores: Store[] = [];
 
+let removeDataDir = (): void => undefined;
+
 beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'lmgate-store-copy-'));
-  // An explicit, empty config file keeps an lmgate.yaml in the working directory out of it.
-  const configFile = join(dataDir, 'lmgate.yaml');
-  writeFileSync(configFile, '');
-  env = { LMGATE_DATA_DIR: dataDir, LMGATE_CONFIG: configFile };
+  ({ dataDir, env, remove: removeDataDir } = cliDataDir('lmgate-store-copy-'));
 });
 
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir();
 });
 
-async function run(...argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) }, env);
-  return { code, out, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const run = (...argv: string[]): Promise<Run> => runCli(env, argv);
 
 async function openMigrated(location: { databaseUrl?: string }): Promise<Store> {
   const store = openStore({ ...location, sqlitePath: join(dataDir, 'lmgate.db') });

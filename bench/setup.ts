@@ -1,0 +1,38 @@
+// What every benchmark of lmgate starts from: a config with limits far above what the
+// benchmark reaches (checked, never hit), the demo echo model and a priced upstream model on
+// the mock server; and an account with a key, made by the CLI of the checkout measured.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './processes.js';
+
+export function writeConfig(dataDir: string, mockUrl: string): NodeJS.ProcessEnv {
+  const configPath = join(dataDir, 'lmgate.yaml');
+  writeFileSync(
+    configPath,
+    [
+      'log: { level: warn }',
+      'demo: { seed_account: false }',
+      'tiers:',
+      '  bench: { rpm: 100000000, tpm: 100000000000, concurrency: 100000, models: ["*"] }',
+      'default_tier: bench',
+      'models:',
+      '  demo-echo: { backend: demo, kind: echo }',
+      '  bench-upstream:',
+      '    price: { input: 0.2, output: 0.6 }',
+      `    deployments: [{ url: "${mockUrl}/v1", model: bench-model, max_concurrent: 100000 }]`,
+    ].join('\n'),
+  );
+  return { LMGATE_CONFIG: configPath, LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' };
+}
+
+/** An account with a million credits and its key's secret, by `checkout`'s CLI. */
+export function createKey(env: NodeJS.ProcessEnv, checkout: string = ROOT): string {
+  const cli = (...args: string[]): string => {
+    const run = spawnSync(process.execPath, [join(checkout, 'bin/lmgate.js'), ...args, '--json'], { cwd: checkout, env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`lmgate ${args.join(' ')} failed: ${run.stderr}`);
+    return run.stdout;
+  };
+  const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local', '--credits', '1000000')) as { id: string };
+  return (JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string }).secret;
+}
