@@ -42,8 +42,11 @@ describe('loadConfig defaults', () => {
       trust_proxy: false,
       allow_plain_http: false,
       body_limit_mb: 4,
+      drain_seconds: 25,
+      workers: 1,
     });
     expect(config.store).toEqual({ data_dir: './data' });
+    expect(config.redis).toEqual({ key_prefix: 'lmgate', lease_seconds: 30 });
     expect(config.log.level).toBe('info');
     expect(config.signup.open).toBe(true);
     expect(config.demo).toEqual({ seed_account: true, email: 'demo@lmgate.local', credits: 10 });
@@ -193,6 +196,12 @@ describe('loadConfig errors', () => {
     const error = configError(() => loadConfig({ env: {}, cwd: dir }));
     const paths = error.problems.map((p) => p.split(':')[0]);
     expect(paths).toEqual(expect.arrayContaining(['server.port', 'server.host', 'log.level']));
+  });
+
+  it('takes the drain time and workers from the environment; more than one worker needs Redis', () => {
+    const config = loadConfig({ env: { LMGATE_DRAIN_SECONDS: '2.5', LMGATE_WORKERS: '3', REDIS_URL: 'redis://r', DATABASE_URL: 'postgres://p/db' }, cwd: dir });
+    expect(config.server).toMatchObject({ drain_seconds: 2.5, workers: 3 });
+    expect(configError(() => loadConfig({ env: { LMGATE_WORKERS: '2' }, cwd: dir })).message).toMatch(/server\.workers: more than one worker needs shared mode/);
   });
 
   it('names default_tier when it names no configured tier', () => {
