@@ -12,6 +12,12 @@ const GROUP = 'store-writers';
 const BATCH = 500;
 /** A blocking read returns at least this often, so close() is prompt. */
 const BLOCK_MS = 200;
+/**
+ * A batch smaller than BATCH waits until this long after the previous one began: the
+ * store's cost is mostly per transaction, so a few large batches cost far less per record
+ * than many small ones (the embedded writer batches every 100 ms too).
+ */
+const GATHER_MS = 100;
 /** How often to look for entries other consumers read but did not acknowledge. */
 const CLAIM_EVERY_MS = 5_000;
 
@@ -29,6 +35,8 @@ export interface UsageStreamWriterOptions {
 export class UsageStreamWriter {
   private running = false;
   private loop: Promise<void> | undefined;
+  /** Whether this consumer may hold entries it read but did not store (at start, after a failure). */
+  private mayHoldOwn = true;
   private lastClaimAt = 0;
 
   /** `reader` is a connection of its own: blocking reads hold it. */
@@ -69,17 +77,27 @@ export class UsageStreamWriter {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        if (Date.now() - this.lastClaimAt > Math.min(CLAIM_EVERY_MS, this.options.claimIdleMs / 2)) await this.claimAbandoned();
-        // Our own unacknowledged entries first (a failed write), then new ones.
-        const mine = await this.read('0', 0);
-        if (mine.length > 0) {
-          await this.writeBatch(mine);
-          continue;
+        const startedAt = Date.now();
+        if (startedAt - this.lastClaimAt > Math.min(CLAIM_EVERY_MS, this.options.claimIdleMs / 2)) {
+          await this.claimAbandoned();
+          this.mayHoldOwn = true;
         }
-        await this.writeBatch(await this.read('>', BLOCK_MS));
+        // Our own unacknowledged entries first (claimed, or left by a failed write), then new ones.
+        if (this.mayHoldOwn) {
+          const mine = await this.read('0', 0);
+          if (mine.length > 0) {
+            await this.writeBatch(mine);
+            continue;
+          }
+          this.mayHoldOwn = false;
+        }
+        const written = await this.writeBatch(await this.read('>', BLOCK_MS));
+        const waitMs = GATHER_MS - (Date.now() - startedAt);
+        if (written > 0 && written < BATCH && waitMs > 0 && this.running) await sleep(waitMs);
       } catch (err) {
+        this.mayHoldOwn = true;
         this.options.onError(err);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     }
   }
@@ -127,6 +145,10 @@ export class UsageStreamWriter {
     await ackScript.run(this.shared.redis, keys, args);
     return entries.length;
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function readFields(fields: string[]): { accountId: string; costMicros: number; record: UsageRecord } {
