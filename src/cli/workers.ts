@@ -27,7 +27,6 @@ export async function superviseWorkers(config: Config, io: CliIo, signalled: Pro
   }
 
   let stopping = false;
-  const fork = (): Worker => cluster.fork();
   const workers = new Set<Worker>();
   const failures: number[] = [];
   const started = new Promise<string>((resolve, reject) => {
@@ -47,11 +46,11 @@ export async function superviseWorkers(config: Config, io: CliIo, signalled: Pro
       if (listening < config.server.workers) return reject(new Error(`a worker exited while starting (${signal ?? code})`));
       io.err(`lmgate: worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
       setTimeout(() => {
-        if (!stopping) workers.add(fork());
+        if (!stopping) workers.add(cluster.fork());
       }, RESTART_DELAY_MS);
     });
   });
-  for (let i = 0; i < config.server.workers; i++) workers.add(fork());
+  for (let i = 0; i < config.server.workers; i++) workers.add(cluster.fork());
   const address = await started;
   printBanner(io, address, `${config.server.workers} workers, store: postgres, shared state: redis`, seeded);
 

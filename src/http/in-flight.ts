@@ -21,10 +21,6 @@ export class InFlight {
     return this.isDraining;
   }
 
-  get size(): number {
-    return this.running.size;
-  }
-
   add(answer: Stoppable): void {
     // Admitted before the drain began, reaching its backend after the time was up.
     if (this.isStopping) answer.stop();

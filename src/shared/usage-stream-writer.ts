@@ -3,6 +3,7 @@
 // another. Every instance reads the stream in one consumer group; a batch is written to
 // the store (idempotent by record id), then acknowledged by ACK, which moves its charges
 // from `pending` into the mirrored balance read after the commit.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Store, UsageRecord } from '../store/store.js';
@@ -145,10 +146,6 @@ export class UsageStreamWriter {
     await ackScript.run(this.shared.redis, keys, args);
     return entries.length;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function readFields(fields: string[]): { accountId: string; costMicros: number; record: UsageRecord } {
