@@ -1,6 +1,7 @@
 // The shared-mode group of `npm run bench`: lmgate's demo-echo on its embedded defaults
 // (SQLite, state in memory) beside lmgate in shared mode (PostgreSQL, Redis), CPU per
 // request of each, and the Redis commands a request costs, from INFO commandstats.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -50,6 +51,9 @@ export interface SharedFigures {
   rows: [embedded: SharedRow, shared: SharedRow];
   /** Redis commands per request in shared mode, by command, over the measured rounds. */
   redisCallsPerRequest: Map<string, number>;
+  /** CPU per shared-mode request spent by the Redis and PostgreSQL servers (µs, all rounds). */
+  redisCpuUsPerRequest: number;
+  postgresCpuUsPerRequest: number;
 }
 
 export interface SharedScenario {
@@ -71,16 +75,24 @@ export async function sharedGroup(
   const cpu = scenarios.map(() => [] as number[]);
   const figures = scenarios.map(() => [] as WrkFigures[]);
   let sharedRequests = 0;
+  let redisCpu = 0;
+  let postgresCpu = 0;
   const before = await commandStats(redis);
   for (let round = 0; round < settings.rounds; round++) {
-    scenarios.forEach((scenario, i) => {
+    for (const [i, scenario] of scenarios.entries()) {
       const pid = scenario.server.child.pid!;
       const started = cpuSeconds(pid);
+      const redisStarted = await redisCpuSeconds(redis);
+      const postgresStarted = postgresCpuSeconds();
       const result = run(scenario, settings.durationSec);
       cpu[i]!.push(((cpuSeconds(pid) - started) / result.requests) * 1e6);
       figures[i]!.push(result);
-      if (i === 1) sharedRequests += result.requests;
-    });
+      if (i === 1) {
+        sharedRequests += result.requests;
+        redisCpu += (await redisCpuSeconds(redis)) - redisStarted;
+        postgresCpu += postgresCpuSeconds() - postgresStarted;
+      }
+    }
   }
   // The usage stream's writer catches up within a few hundred milliseconds.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -97,10 +109,15 @@ export async function sharedGroup(
     cpuUsPerRequest: median(cpu[i]!),
     cpuUsByRound: cpu[i]!,
   });
-  return { rows: [row(0), row(1)], redisCallsPerRequest };
+  return {
+    rows: [row(0), row(1)],
+    redisCallsPerRequest,
+    redisCpuUsPerRequest: (redisCpu / sharedRequests) * 1e6,
+    postgresCpuUsPerRequest: (postgresCpu / sharedRequests) * 1e6,
+  };
 }
 
-export function printShared({ rows, redisCallsPerRequest }: SharedFigures, describeRounds: string): void {
+export function printShared({ rows, redisCallsPerRequest, redisCpuUsPerRequest, postgresCpuUsPerRequest }: SharedFigures, describeRounds: string): void {
   console.log(`\n## Shared mode (PostgreSQL + Redis) against the embedded defaults\n\nlmgate demo-echo, non-streaming, ${describeRounds}\n`);
   console.log('| lmgate | req/s | p50 ms | p99 ms | CPU µs/req | errors |');
   console.log('|---|---:|---:|---:|---:|---:|');
@@ -114,9 +131,35 @@ export function printShared({ rows, redisCallsPerRequest }: SharedFigures, descr
   console.log(`- Redis commands per request (INFO commandstats): ${calls.join(', ')}`);
   const scripts = (redisCallsPerRequest.get('evalsha') ?? 0) + (redisCallsPerRequest.get('eval') ?? 0);
   console.log(
-    `  scripts per request ${scripts.toFixed(3)}: the admission before the model (ADMIT) and the settlement after it (SETTLE); ` +
+    `  script calls per request ${scripts.toFixed(3)}: a request waits for one, its admission before the model (ADMIT), and is settled after the answer (SETTLE); ` +
+      `each call carries the admissions or settlements of one turn of the event loop, so under load there are fewer calls than requests; ` +
       `the rest is the usage stream's writer, in batches`,
   );
+  console.log(
+    `- outside lmgate, per shared-mode request: Redis ${redisCpuUsPerRequest.toFixed(0)} µs CPU, PostgreSQL ${postgresCpuUsPerRequest.toFixed(0)} µs ` +
+      `(all of its processes, usage batches included; the embedded mode's SQLite writes are inside its own figure)`,
+  );
+}
+
+/** The Redis server's CPU so far (INFO cpu: user + system). */
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const text = await redis.info('cpu');
+  const read = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0);
+  return read('used_cpu_user') + read('used_cpu_sys');
+}
+
+/** The CPU so far of every PostgreSQL server process on this machine (0 when none is local). */
+function postgresCpuSeconds(): number {
+  const pids = spawnSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += cpuSeconds(Number(pid));
+    } catch {
+      // a backend that exited between pgrep and the read
+    }
+  }
+  return total;
 }
 
 async function commandStats(redis: Redis): Promise<Map<string, number>> {

@@ -27,3 +27,61 @@ export class LuaScript {
     }
   }
 }
+
+interface Item {
+  keys: readonly string[];
+  args: readonly (string | number)[];
+  resolve: (reply: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * A script of `batched` items (scripts.ts) on one connection: the items asked for during one
+ * turn of the event loop go to Redis together, in one call, when the turn's I/O is done
+ * (setImmediate). Under load that is one command, one socket write and one reply for many
+ * requests; alone, an item waits for nothing but the end of its turn.
+ */
+export class BatchedScript {
+  private readonly script: LuaScript;
+  private queue: Item[] = [];
+
+  constructor(
+    source: string,
+    private readonly redis: Redis,
+    private readonly keyCount: number,
+    private readonly argCount: number,
+    /** Items per call at most, so one call never holds Redis for long. */
+    private readonly maxItems = 100,
+  ) {
+    this.script = new LuaScript(source);
+  }
+
+  run(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    if (keys.length !== this.keyCount || args.length !== this.argCount) throw new Error('an item of a batched script has the wrong number of keys or args');
+    return new Promise((resolve, reject) => {
+      if (this.queue.length === 0) setImmediate(() => this.flush());
+      this.queue.push({ keys, args, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const queue = this.queue;
+    this.queue = [];
+    for (let at = 0; at < queue.length; at += this.maxItems) void this.send(queue.slice(at, at + this.maxItems));
+  }
+
+  private async send(items: Item[]): Promise<void> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [this.keyCount, this.argCount];
+    for (const item of items) {
+      keys.push(...item.keys);
+      args.push(...item.args);
+    }
+    try {
+      const replies = (await this.script.run(this.redis, keys, args)) as unknown[];
+      items.forEach((item, i) => item.resolve(replies[i]));
+    } catch (err) {
+      for (const item of items) item.reject(err);
+    }
+  }
+}

@@ -65,16 +65,41 @@ end
 `;
 
 /**
+ * A script that runs one item's body for each of several items in order, in one call, so
+ * the admissions (or settlements) an instance has at one moment cost one round trip and one
+ * script run between them, and each is still decided atomically after the one before it.
+ * The body reads its item's KEYS and ARGV as a lone script would.
+ * KEYS: each item's keys in turn. ARGV: keys per item, args per item, each item's args in turn.
+ * Returns the items' replies, in order.
+ */
+function batched(body: string): string {
+  return `${PRELUDE}
+local function one(KEYS, ARGV)
+${body}
+end
+local key_count, arg_count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local replies = {}
+for i = 1, (#ARGV - 2) / arg_count do
+  local keys, args = {}, {}
+  for j = 1, key_count do keys[j] = KEYS[(i - 1) * key_count + j] end
+  for j = 1, arg_count do args[j] = ARGV[2 + (i - 1) * arg_count + j] end
+  replies[i] = one(keys, args)
+end
+return replies
+`;
+}
+
+/**
  * Admission, the one round trip before the model: concurrency slot, requests per minute
  * (unless taken already), the prompt against tokens per minute, and the worst case reserved.
- * Everything or nothing is taken.
+ * Everything or nothing is taken. Batched: per item,
  * KEYS: credit, leases, amounts, slots, rpm, tpm
  * ARGV: lease id, lease ms, rpm, tpm, prompt tokens, concurrency, worst case, take rpm (1/0)
- * Returns {'ok', rpm remaining, rpm reset, available after} or a refusal:
+ * Replies {'ok', rpm remaining, rpm reset, available after} or a refusal:
  * {'load'} (no mirror yet), {'concurrency'}, {'rpm'|'tpm', limit, remaining, reset, retry after},
  * {'credits', available}.
  */
-export const ADMIT = `${PRELUDE}
+export const ADMIT = batched(`
 local credit, leases, amounts, slots, rpm_key, tpm_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lease, lease_ms = ARGV[1], tonumber(ARGV[2])
 local rpm, tpm, prompt = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -104,7 +129,7 @@ if worst > 0 then
   redis.call('HINCRBY', credit, 'reserved', worst)
 end
 return {'ok', remaining(rpm_new, rpm_interval), reset_sec(rpm_new), available - worst}
-`;
+`);
 
 /**
  * One request of requests per minute, for routes other than chat completions (and for a
@@ -145,10 +170,11 @@ return redis.call('HMGET', KEYS[1], 'stored', 'pending', 'reserved')
 /**
  * Settlement: the reservation and slot released, completion tokens added to tokens per
  * minute, the cost pending, and the usage record appended to the stream for the store.
+ * Batched: per item,
  * KEYS: credit, leases, amounts, slots, tpm, stream
  * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON)
  */
-export const SETTLE = `${PRELUDE}
+export const SETTLE = batched(`
 local credit, leases, amounts, slots, tpm_key, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lease, cost, completion, tpm = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local amount = redis.call('HGET', amounts, lease)
@@ -166,7 +192,7 @@ end
 if cost > 0 and has_credit then redis.call('HINCRBY', credit, 'pending', cost) end
 redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', cost, 'record', ARGV[6])
 return 1
-`;
+`);
 
 /**
  * The store has a batch: each entry acknowledged (and deleted) once, its cost leaving

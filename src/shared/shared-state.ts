@@ -10,12 +10,10 @@ import { InsufficientCreditsError, RateLimitedError, SharedStateUnavailableError
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
 import type { Store, UsageRecord } from '../store/store.js';
-import { LuaScript } from './lua-script.js';
+import { BatchedScript, LuaScript } from './lua-script.js';
 import { ACK, ADMIT, LIMITS, MIRROR, RENEW, SETTLE, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 
-const admitScript = new LuaScript(ADMIT);
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
-const settleScript = new LuaScript(SETTLE);
 const mirrorScript = new LuaScript(MIRROR);
 const renewScript = new LuaScript(RENEW);
 const limitsScript = new LuaScript(LIMITS);
@@ -68,12 +66,18 @@ export class SharedState {
   /** Settlements that met an unreachable Redis, oldest first. */
   private unsettled: Unsettled[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Admissions and settlements, each batched per turn of the event loop. */
+  private readonly admitScript: BatchedScript;
+  private readonly settleScript: BatchedScript;
 
   constructor(
     readonly redis: Redis,
     private readonly store: Store,
     readonly options: SharedStateOptions,
-  ) {}
+  ) {
+    this.admitScript = new BatchedScript(ADMIT, redis, 6, 8);
+    this.settleScript = new BatchedScript(SETTLE, redis, 6, 6);
+  }
 
   keys(accountId: string): AccountKeys {
     const base = `${this.options.prefix}:${accountId}`;
@@ -123,7 +127,7 @@ export class SharedState {
     const keys = this.keys(input.accountId);
     const { config } = input.tier;
     const run = (): Promise<unknown> =>
-      admitScript.run(this.redis, [keys.credit, keys.leases, keys.amounts, keys.slots, keys.rpm, keys.tpm], [
+      this.admitScript.run([keys.credit, keys.leases, keys.amounts, keys.slots, keys.rpm, keys.tpm], [
         leaseId,
         this.options.leaseMs,
         config.rpm,
@@ -182,7 +186,7 @@ export class SharedState {
     const { reservation, tpm, completionTokens, record } = settlement;
     const keys = this.keys(reservation.accountId);
     try {
-      await settleScript.run(this.redis, [keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream], [
+      await this.settleScript.run([keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream], [
         reservation.leaseId,
         record.costMicros,
         completionTokens,

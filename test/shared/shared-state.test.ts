@@ -138,6 +138,29 @@ describe('credits across instances', () => {
     expect(await states[1]!.snapshot(accountId)).toEqual({ balanceMicros: 5_300, reservedMicros: 0 });
     expect(await stores[0]!.balanceOf(accountId)).toBe(5_300);
   });
+  it('sends the admissions of one turn of the event loop as one script call, each decided after the one before', async () => {
+    const accountId = await newAccount(5 * 1_000 + 500);
+    const connection = redis.connect();
+    const state = new SharedState(connection, stores[0]!, { prefix: redis.prefix, leaseMs: 1_000, onError: () => undefined });
+    await state.refreshBalance(accountId); // the mirror exists: no admission needs a store read
+    const sent: string[] = [];
+    const sendCommand = connection.sendCommand.bind(connection);
+    connection.sendCommand = (command, stream) => {
+      sent.push(command.name);
+      return sendCommand(command, stream);
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        state.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1_000, takeRequest: true }).then(
+          () => 'ok',
+          (err: unknown) => (err instanceof InsufficientCreditsError ? 'refused' : Promise.reject(err)),
+        ),
+      ),
+    );
+    expect(sent).toEqual(['evalsha']);
+    expect(outcomes).toEqual([...Array(5).fill('ok'), ...Array(5).fill('refused')]);
+    expect(await state.snapshot(accountId)).toEqual({ balanceMicros: 5_500, reservedMicros: 5_000 });
+  });
 });
 
 describe('limits across instances', () => {
