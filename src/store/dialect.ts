@@ -20,4 +20,6 @@ export interface Dialect {
    * Store.recordUsage. `inTransaction`: `db` is a transaction this call must join.
    */
   recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<CappedCharge[]>;
+  /** Stops what the dialect runs beside the connection (SQLite's usage write thread). */
+  close(): Promise<void>;
 }

@@ -81,6 +81,7 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.sqlDialect.close();
     await this.db.destroy();
   }
 

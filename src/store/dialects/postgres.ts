@@ -58,6 +58,8 @@ const postgresDialect: Dialect = {
     if (inTransaction) return recordUsageIn(db, records, at);
     return db.transaction().execute((trx) => recordUsageIn(trx, records, at));
   },
+  // The pool is the connection: Kysely's destroy closes it.
+  close: async () => undefined,
 };
 
 async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {

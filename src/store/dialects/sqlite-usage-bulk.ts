@@ -1,12 +1,24 @@
 // recordUsage on SQLite with prepared statements in one synchronous transaction. Same
-// semantics as PostgreSQL's path in postgres.ts (see Store.recordUsage); the caller holds
-// Kysely's connection lock, so no other query runs on the handle meanwhile.
+// semantics as PostgreSQL's path in postgres.ts (see Store.recordUsage). It runs on the
+// usage write thread's own connection, or, inside a caller's transaction, on the Kysely
+// handle under its connection lock.
 import type SqliteDatabase from 'better-sqlite3';
 import { checkMicros } from '../../billing/money.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
 import { planUsageCharges } from '../usage-rows.js';
 
 type Write = (records: readonly UsageRecord[], at: string) => CappedCharge[];
+
+/** A batch sent to the usage write thread, and its answer. */
+export interface UsageBatchRequest {
+  id: number;
+  records: readonly UsageRecord[];
+  at: string;
+}
+export type UsageBatchReply =
+  | { id: number; capped: CappedCharge[] }
+  | { id: number; missingAccount: string }
+  | { id: number; error: { name: string; message: string; stack?: string } };
 
 export class SqliteUsageBulk {
   private write: SqliteDatabase.Transaction<Write> | undefined;

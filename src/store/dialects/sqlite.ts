@@ -2,35 +2,27 @@
 // lock up front: Kysely's deferred BEGIN would let a transaction that reads first and
 // writes later fail with SQLITE_BUSY_SNAPSHOT (busy_timeout does not help) when another
 // process (the CLI beside a server) commits in between.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { checkMicros } from '../../billing/money.js';
 import type { Dialect } from '../dialect.js';
 import { chunked, type Db } from '../sql.js';
 import { NotFoundInStoreError } from '../store.js';
 import type { Database } from '../tables.js';
+import { openSqliteHandle } from './sqlite-handle.js';
 import { SqliteUsageBulk } from './sqlite-usage-bulk.js';
+import { SqliteUsageWorker } from './sqlite-usage-worker.js';
 
 /** Kysely over the file, and the dialect with the raw handle for prepared-statement writes. */
 export function openSqlite(path: string): { db: Kysely<Database>; dialect: Dialect } {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new SqliteDatabase(path);
-  // WAL lets the CLI write while a server reads; busy_timeout makes writers queue instead
-  // of failing with SQLITE_BUSY when two processes write at once.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  // 32 MiB of page cache (the default is 2 MiB): the usage indexes stay in memory longer.
-  sqlite.pragma('cache_size = -32768');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: sqliteDialect(new SqliteUsageBulk(sqlite)) };
+  const sqlite = openSqliteHandle(path);
+  // A database in memory is this connection's alone: its usage is written on it.
+  const worker = path === ':memory:' ? undefined : new SqliteUsageWorker(path);
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: sqliteDialect(new SqliteUsageBulk(sqlite), worker) };
 }
 
 const IDS_PER_QUERY = 1000;
 
-function sqliteDialect(bulk: SqliteUsageBulk): Dialect {
+function sqliteDialect(bulk: SqliteUsageBulk, worker: SqliteUsageWorker | undefined): Dialect {
   return {
     name: 'sqlite',
     // Kysely's SQLite driver has one connection: while a transaction holds it, other
@@ -60,13 +52,15 @@ function sqliteDialect(bulk: SqliteUsageBulk): Dialect {
     },
     // One writer at a time: ids are committed in order already.
     serializeChanges: async () => undefined,
-    // One usage record per request makes this the store's busiest write; on SQLite it runs
-    // synchronously on the event loop, so it uses prepared statements (about 8× cheaper
-    // than building multi-row inserts), under Kysely's connection lock unless the caller's
-    // transaction holds it already.
+    // One usage record per request makes this the store's busiest write: prepared
+    // statements (about 8× cheaper than building multi-row inserts), on the usage write
+    // thread, so the event loop only hands the batch over. Inside a caller's transaction
+    // it must join that transaction, on the Kysely handle.
     recordUsage: async (db: Db, records, at, inTransaction) => {
       if (inTransaction) return bulk.recordUsage(records, at);
+      if (worker) return worker.recordUsage(records, at);
       return db.connection().execute(async () => bulk.recordUsage(records, at));
     },
+    close: async () => worker?.close(),
   };
 }

@@ -1,0 +1,19 @@
+// A better-sqlite3 handle on the store's file, set up the same way for every connection
+// (the Kysely one and the usage writer's).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+
+export function openSqliteHandle(path: string): SqliteDatabase.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SqliteDatabase(path);
+  // WAL lets the CLI write while a server reads; busy_timeout makes writers queue instead
+  // of failing with SQLITE_BUSY when two connections write at once.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  // 32 MiB of page cache (the default is 2 MiB): the usage indexes stay in memory longer.
+  sqlite.pragma('cache_size = -32768');
+  return sqlite;
+}

@@ -1,0 +1,21 @@
+// The worker thread that owns the SQLite connection usage batches are written on, so a
+// batch's inserts never hold the event loop (sqlite-usage-worker.ts is the other side).
+import { parentPort, workerData } from 'node:worker_threads';
+import { NotFoundInStoreError } from '../store.js';
+import { openSqliteHandle } from './sqlite-handle.js';
+import { SqliteUsageBulk, type UsageBatchReply, type UsageBatchRequest } from './sqlite-usage-bulk.js';
+
+const bulk = new SqliteUsageBulk(openSqliteHandle((workerData as { path: string }).path));
+
+parentPort!.on('message', ({ id, records, at }: UsageBatchRequest) => {
+  let reply: UsageBatchReply;
+  try {
+    reply = { id, capped: bulk.recordUsage(records, at) };
+  } catch (err) {
+    reply =
+      err instanceof NotFoundInStoreError
+        ? { id, missingAccount: err.ref }
+        : { id, error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { name: 'Error', message: String(err) } };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -1,0 +1,77 @@
+// Usage batches on SQLite go to a worker thread with a connection of its own
+// (sqlite-usage-thread.ts): the inserts and the balance debits of a batch run there, off
+// the event loop, and the caller awaits the commit. Started on the first batch (the CLI
+// never needs it); a worker that dies fails the batches it held (the usage writer retries
+// them; record ids make that safe) and the next batch starts another.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
+import type { UsageBatchReply } from './sqlite-usage-bulk.js';
+
+// Under the test runner this module is TypeScript source, and so is the thread's: it is
+// loaded through tsx's loader, registered in the thread first.
+const fromSource = import.meta.url.endsWith('.ts');
+const THREAD = new URL(fromSource ? './sqlite-usage-thread.ts' : './sqlite-usage-thread.js', import.meta.url);
+
+function spawnThread(path: string): Worker {
+  if (!fromSource) return new Worker(THREAD, { workerData: { path } });
+  // The ESM entry of tsx's API (require.resolve gives the CommonJS one).
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD.href)}); });`;
+  return new Worker(boot, { eval: true, workerData: { path } });
+}
+
+interface Waiting {
+  resolve: (capped: CappedCharge[]) => void;
+  reject: (err: unknown) => void;
+}
+
+export class SqliteUsageWorker {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<number, Waiting>();
+  private lastId = 0;
+
+  constructor(private readonly path: string) {}
+
+  recordUsage(records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {
+    const worker = (this.worker ??= this.start());
+    const id = ++this.lastId;
+    return new Promise((resolve, reject) => {
+      // Referenced only while a batch is out, so an idle worker never keeps the process up.
+      if (this.waiting.size === 0) worker.ref();
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, records, at });
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  private start(): Worker {
+    const worker = spawnThread(this.path);
+    worker.unref();
+    worker.on('message', (reply: UsageBatchReply) => this.settle(reply));
+    const fail = (err: Error): void => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const { reject } of this.waiting.values()) reject(err);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the usage write thread exited with code ${code}`)));
+    return worker;
+  }
+
+  private settle(reply: UsageBatchReply): void {
+    const waiting = this.waiting.get(reply.id);
+    if (!waiting) return;
+    this.waiting.delete(reply.id);
+    if (this.waiting.size === 0) this.worker?.unref();
+    if ('capped' in reply) waiting.resolve(reply.capped);
+    else if ('missingAccount' in reply) waiting.reject(new NotFoundInStoreError('account', reply.missingAccount));
+    else waiting.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name, stack: reply.error.stack }));
+  }
+}
