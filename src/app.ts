@@ -1,6 +1,5 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. It never listens itself, so
 // tests and main.ts decide where it runs.
-import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
@@ -14,6 +13,7 @@ import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { InFlight } from './http/in-flight.js';
+import { readTls } from './http/transport-policy.js';
 import { generateRequestId } from './http/request-id.js';
 import type { TypeBoxTypeProvider } from './http/typebox.js';
 import { apiRoutes } from './http/routes/api.js';
@@ -186,9 +186,8 @@ function memoryAdmission(store: Store, onError: (err: unknown) => void): Admissi
 }
 
 function tlsOptions(config: Config): Record<string, unknown> {
-  const tls = config.server.tls;
-  if (!tls) return {};
-  return { https: { cert: readFileSync(tls.cert), key: readFileSync(tls.key) } };
+  const tls = readTls(config);
+  return tls ? { https: tls } : {};
 }
 
 function loggerOptions(config: Config): FastifyServerOptions['logger'] {

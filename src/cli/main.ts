@@ -24,9 +24,8 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   keys create A [--name N]                     prints the secret once
   keys list A | revoke KEY_ID
   credits grant A N --reason R                 add N credits
-  credits adjust A ±N --reason R               add or take credits, never below zero;
-                                               a negative N: adjust A --reason R -- -5
-                                               or adjust A --amount=-5 --reason R
+  credits adjust A ±N --reason R               add or take credits, never below zero
+                                               (adjust A -5 --reason R takes 5)
   credits ledger A [--limit K]                 newest K entries (50) and the balance
   codes create --credits N [--count K] [--expires DATE]
                                                redemption codes, printed once
@@ -70,10 +69,7 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
       options: OPTIONS,
     });
   } catch (err) {
-    const hint = argv.some((arg) => NEGATIVE_NUMBER.test(arg))
-      ? '\n(a negative amount goes after `--`, as in `credits adjust A --reason R -- -5`, or as --amount=-5)'
-      : '';
-    io.err(`${(err as Error).message}${hint}\n\n${USAGE}`);
+    io.err(`${(err as Error).message}\n\n${USAGE}`);
     return 2;
   }
   const [command, ...rest] = parsed.positionals;
@@ -133,22 +129,26 @@ const VALUE_OPTIONS = new Set(
 const NEGATIVE_NUMBER = /^-\.?\d/;
 
 /**
- * parseArgs refuses `--amount -5`: in strict mode a value that starts with a dash looks
- * like a forgotten value followed by an option. No lmgate option is a digit, so a negative
- * number after an option that takes a value is that value: joined as `--amount=-5`.
+ * parseArgs refuses `--amount -5` and `adjust A -5`: in strict mode anything that starts
+ * with a dash looks like an option. No lmgate option is a digit, so a negative number is
+ * never one: after an option that takes a value it is that value (joined as
+ * `--amount=-5`), anywhere else it is a positional (moved behind `--`, in order).
  */
 function joinNegativeOptionValues(argv: string[]): string[] {
   const joined: string[] = [];
+  const numbers: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--') return [...joined, ...argv.slice(i)];
+    if (arg === '--') return [...joined, '--', ...numbers, ...argv.slice(i + 1)];
     const next = argv[i + 1];
     if (VALUE_OPTIONS.has(arg) && next !== undefined && NEGATIVE_NUMBER.test(next)) {
       joined.push(`${arg}=${next}`);
       i++;
+    } else if (NEGATIVE_NUMBER.test(arg)) {
+      numbers.push(arg);
     } else {
       joined.push(arg);
     }
   }
-  return joined;
+  return numbers.length > 0 ? [...joined, '--', ...numbers] : joined;
 }

@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import { buildApp } from '../app.js';
 import type { Config } from '../config/schema.js';
-import { assertSecureTransport } from '../http/transport-policy.js';
+import { assertSecureTransport, readTls } from '../http/transport-policy.js';
 import { openSharedMode } from '../shared/connect.js';
 import { openStore } from '../store/kysely-store.js';
 import { storeLocation, type CliIo } from './context.js';
@@ -13,6 +13,7 @@ import { printBanner, reportListening, superviseWorkers, untilSignalled } from '
 
 export async function serve(config: Config, io: CliIo): Promise<number> {
   assertSecureTransport(config);
+  readTls(config); // unreadable files stop the start here, named, before anything opens
   // Listening from the start: a signal that arrives while starting stops the process once
   // it started, instead of being lost.
   const signalled = untilSignalled();

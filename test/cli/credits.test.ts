@@ -191,14 +191,15 @@ describe('lmgate credits on SQLite', () => {
     expect((await run('credits', 'adjust', accountId, '--reason', 'zero', '--', '0')).code).toBe(1);
   });
 
-  it('explains how to write a negative amount when it is given as a bare -N', async () => {
+  it('takes a bare negative amount as the amount, wherever it stands', async () => {
     const accountId = await newAccount();
-    const result = await run('credits', 'adjust', accountId, '-5', '--reason', 'r');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("'-5'");
-    expect(result.stderr).toContain('-- -5');
-    expect(result.stderr).toContain('--amount=-5');
-    expect(await store.listLedger(accountId)).toEqual([]);
+    await runJson('credits', 'grant', accountId, '10', '--reason', 'start');
+    expect(await runJson<EntryJson>('credits', 'adjust', accountId, '-5', '--reason', 'r')).toMatchObject({ amount_micros: -5_000_000, balance: '5' });
+    expect(await runJson<EntryJson>('credits', 'adjust', '--reason', 'r', accountId, '-.5')).toMatchObject({ amount_micros: -500_000, balance: '4.5' });
+    // Two amounts are still one too many.
+    const twice = await run('credits', 'adjust', accountId, '-1', '-2', '--reason', 'r');
+    expect(twice.code).toBe(1);
+    expect(await balanceOf(accountId)).toBe(4_500_000);
   });
 
   it('prints the ledger newest first with formatted amounts and the balance, as text and JSON', async () => {
@@ -284,7 +285,7 @@ describe('lmgate credits on SQLite', () => {
     const help = await run('--help');
     expect(help.stdout).toContain('credits grant A N --reason R');
     expect(help.stdout).toContain('credits adjust A ±N --reason R');
-    expect(help.stdout).toContain('-- -5');
+    expect(help.stdout).toContain('adjust A -5 --reason R');
     expect(help.stdout).toContain('credits ledger A');
     expect(help.stdout).toContain('--credits N');
   });

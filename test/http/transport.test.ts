@@ -4,8 +4,8 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { assertSecureTransport, InsecureListenError, isLoopbackHost } from '../../src/http/transport-policy.js';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { assertSecureTransport, InsecureListenError, isLoopbackHost, readTls } from '../../src/http/transport-policy.js';
 import { startApp } from '../helpers/start-app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lmgate-tls-'));
@@ -60,5 +60,14 @@ describe('TLS', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('TLS files', () => {
+  it('names the field and the file when a certificate or key cannot be read', () => {
+    const missing = config({ tls: { cert: join(dir, 'absent-cert.pem'), key: join(dir, 'absent-key.pem') } });
+    expect(() => readTls(missing)).toThrow(ConfigError);
+    expect(() => readTls(missing)).toThrow(`server.tls.cert: cannot read ${join(dir, 'absent-cert.pem')} (ENOENT)`);
+    expect(readTls(config({}))).toBeUndefined();
   });
 });
