@@ -24,6 +24,11 @@ export function canonicalRedemptionCode(text: string): string | undefined {
   return format(body);
 }
 
+/** Enough of a code to tell it from others in a list, too little to redeem it: `LMG-…-7K3Q`. */
+export function redemptionCodeHint(canonical: string): string {
+  return `${PREFIX}-…-${canonical.slice(-GROUP_LENGTH)}`;
+}
+
 export function hashRedemptionCode(canonical: string): string {
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -4,7 +4,7 @@
 // /api/dashboard/redeem), with no payment provider needed. Only a code's hash is stored:
 // `create` prints the codes once, `list` shows everything but them.
 import { formatCredits } from '../billing/money.js';
-import { generateRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
+import { generateRedemptionCode, hashRedemptionCode, redemptionCodeHint } from '../billing/redemption-code.js';
 import type { Config } from '../config/schema.js';
 import type { RedemptionCode } from '../store/store.js';
 import { CliError, withStore, type CliIo } from './context.js';
@@ -25,9 +25,11 @@ export async function codesCommand(config: Config, args: ParsedCommand, io: CliI
       const expiresAt = parseExpiry(stringFlag(args, 'expires'));
       const codes = Array.from({ length: count }, generateRedemptionCode);
       return withStore(config, async (store) => {
-        const stored = await store.createRedemptionCodes(codes.map((code) => ({ codeHash: hashRedemptionCode(code), amountMicros, expiresAt })));
+        const stored = await store.createRedemptionCodes(
+          codes.map((code) => ({ codeHash: hashRedemptionCode(code), hint: redemptionCodeHint(code), amountMicros, expiresAt })),
+        );
         const rows = stored.map((record, i) => ({ code: codes[i], ...codeView(record) }));
-        printTable(io, args.json, rows, ['code', 'amount', 'expires_at', 'id']);
+        printTable(io, args.json, rows, ['code', 'amount', 'expires', 'id']);
         if (!args.json) {
           io.out('');
           io.out(`${count === 1 ? 'This code is' : `These ${count} codes are`} shown once: only a hash is stored.`);
@@ -38,7 +40,7 @@ export async function codesCommand(config: Config, args: ParsedCommand, io: CliI
     case 'list':
       return withStore(config, async (store) => {
         const rows = (await store.listRedemptionCodes()).map(codeView);
-        printTable(io, args.json, rows, ['id', 'amount', 'expires_at', 'created_at', 'redeemed_by', 'redeemed_at']);
+        printTable(io, args.json, rows, ['hint', 'amount', 'expires', 'created_at', 'redeemed_by', 'redeemed_at', 'id']);
         return 0;
       });
     default:
@@ -76,11 +78,20 @@ function parseExpiry(text: string | undefined, nowMs = Date.now()): string | nul
 function codeView(code: RedemptionCode): Record<string, unknown> {
   return {
     id: code.id,
+    hint: code.hint,
     amount: formatCredits(code.amountMicros),
     amount_micros: code.amountMicros,
+    expires: describeExpiry(code.expiresAt),
     expires_at: code.expiresAt,
     created_at: code.createdAt,
     redeemed_by: code.redeemedBy,
     redeemed_at: code.redeemedAt,
   };
+}
+
+/** As `--expires` was written: a UTC midnight is the end of the day before it. */
+function describeExpiry(expiresAt: string | null): string {
+  if (expiresAt === null) return 'never';
+  if (!expiresAt.endsWith('T00:00:00.000Z')) return expiresAt;
+  return `end of ${new Date(Date.parse(expiresAt) - DAY_MS).toISOString().slice(0, 10)} UTC`;
 }

@@ -29,7 +29,8 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   credits ledger A [--limit K]                 newest K entries (50) and the balance
   codes create --credits N [--count K] [--expires DATE]
                                                redemption codes, printed once
-  codes list                                   every code: amount, expiry, redeemed by/at
+  codes list                                   every code: its last characters (LMG-…-7K3Q),
+                                               amount, expiry, redeemed by/at
   upstreams [--url URL]                        each upstream deployment's health, in-flight
                                                requests, outcomes and latency, as the
                                                running server sees it (its /metrics)

@@ -13,6 +13,7 @@ export async function createRedemptionCodes(db: Db, codes: readonly NewRedemptio
   const rows: RedemptionCodesTable[] = codes.map((code) => ({
     id: newId('code'),
     code_hash: code.codeHash,
+    hint: code.hint,
     amount_micros: checkMicros(code.amountMicros),
     expires_at: code.expiresAt,
     created_at: at,
@@ -54,6 +55,7 @@ export async function redeemCode(trx: Db, dialect: Dialect, accountId: string, c
 function toRedemptionCode(row: Selectable<RedemptionCodesTable>): RedemptionCode {
   return {
     id: row.id,
+    hint: row.hint,
     amountMicros: checkMicros(Number(row.amount_micros)),
     expiresAt: row.expires_at,
     createdAt: row.created_at,

@@ -112,6 +112,8 @@ export interface Session {
 /** A code the operator issued; whoever redeems it first gets its credits. */
 export interface RedemptionCode {
   id: string;
+  /** The code's last characters, to tell codes apart (`LMG-…-7K3Q`); null for codes made before hints. */
+  hint: string | null;
   amountMicros: number;
   expiresAt: string | null;
   createdAt: string;
@@ -121,6 +123,7 @@ export interface RedemptionCode {
 
 export interface NewRedemptionCode {
   codeHash: string;
+  hint: string;
   amountMicros: number;
   expiresAt: string | null;
 }

@@ -85,6 +85,7 @@ export interface SessionsTable {
 export interface RedemptionCodesTable {
   id: string;
   code_hash: string; // hex SHA-256 of the canonical code
+  hint: string | null; // its last group, `LMG-…-7K3Q` (null for codes made before hints)
   amount_micros: number;
   expires_at: string | null;
   created_at: string;

@@ -18,6 +18,7 @@ interface CodeJson {
   amount: string;
   amount_micros: number;
   expires_at: string | null;
+  expires: string;
   created_at: string;
   redeemed_by: string | null;
   redeemed_at: string | null;
@@ -82,24 +83,31 @@ describe('lmgate codes on SQLite', () => {
     expect(rows.filter((row) => row.redeemed_by === null)).toHaveLength(2);
   });
 
-  it('create without --json prints the code and says it is shown once; list prints a table without it', async () => {
+  it('create without --json prints the code and says it is shown once; list tells the codes apart by their last characters', async () => {
     const created = await run('codes', 'create', '--credits', '1', '--expires', '2099-12-31');
     expect(created.code).toBe(0);
     const code = created.stdout.match(/LMG-\S+/)![0];
     expect(code).toMatch(CODE);
     expect(created.stdout).toContain('shown once');
-    expect(created.stdout).toContain('2100-01-01T00:00:00.000Z');
+    expect(created.stdout).toContain('end of 2099-12-31 UTC');
+    expect(created.stdout).not.toContain('2100-01-01');
+    await run('codes', 'create', '--credits', '2');
     const listed = await run('codes', 'list');
-    expect(listed.out[0]).toMatch(/^id\s+amount\s+expires_at\s+created_at\s+redeemed_by\s+redeemed_at$/);
-    expect(listed.out).toHaveLength(2);
+    expect(listed.out[0]).toMatch(/^hint\s+amount\s+expires\s+created_at\s+redeemed_by\s+redeemed_at\s+id$/);
+    expect(listed.out).toHaveLength(3);
     expect(listed.stdout).not.toContain(code);
+    const row = listed.out.find((line) => line.startsWith(`LMG-…-${code.slice(-4)} `));
+    expect(row).toContain('end of 2099-12-31 UTC');
+    expect(listed.out.some((line) => / 2 +never /.test(line))).toBe(true);
   });
 
   it('--expires takes a day (valid through its end, UTC) or an ISO time', async () => {
     const [byDay] = await runJson<CodeJson[]>('codes', 'create', '--credits', '1', '--expires', '2099-06-30');
     expect(byDay!.expires_at).toBe('2099-07-01T00:00:00.000Z');
+    expect(byDay!.expires).toBe('end of 2099-06-30 UTC');
     const [byTime] = await runJson<CodeJson[]>('codes', 'create', '--credits', '1', '--expires', '2099-06-30T12:00:00Z');
     expect(byTime!.expires_at).toBe('2099-06-30T12:00:00.000Z');
+    expect(byTime!.expires).toBe('2099-06-30T12:00:00.000Z');
   });
 
   it.each([

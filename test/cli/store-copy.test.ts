@@ -102,8 +102,8 @@ async function fillSqliteStore(store: Store) {
 
   const [redeemed, spare] = [generateRedemptionCode(), generateRedemptionCode()];
   await store.createRedemptionCodes([
-    { codeHash: hashRedemptionCode(redeemed), amountMicros: 5_000_000, expiresAt: null },
-    { codeHash: hashRedemptionCode(spare), amountMicros: 3_000_000, expiresAt: '2099-12-31T23:59:59.999Z' },
+    { codeHash: hashRedemptionCode(redeemed), hint: 'LMG-…-AAAA', amountMicros: 5_000_000, expiresAt: null },
+    { codeHash: hashRedemptionCode(spare), hint: 'LMG-…-BBBB', amountMicros: 3_000_000, expiresAt: '2099-12-31T23:59:59.999Z' },
   ]);
   await commands.redeemCode(bob.id, redeemed);
 
@@ -241,7 +241,7 @@ describe('lmgate store copy into PostgreSQL', () => {
     const sqlite = await openMigrated({});
     await fillSqliteStore(sqlite);
     const postgres = await openMigrated({ databaseUrl: database.url });
-    await postgres.createRedemptionCodes([{ codeHash: hashRedemptionCode(generateRedemptionCode()), amountMicros: 1, expiresAt: null }]);
+    await postgres.createRedemptionCodes([{ codeHash: hashRedemptionCode(generateRedemptionCode()), hint: 'LMG-…-CCCC', amountMicros: 1, expiresAt: null }]);
     const before = await allRows(postgres);
 
     const result = await run('store', 'copy', '--to', database.url);

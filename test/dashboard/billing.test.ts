@@ -29,7 +29,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
   /** A code of `credits` stored as the CLI stores it; returns the code as printed. */
   async function issueCode(micros: number, expiresAt: string | null = null): Promise<{ code: string; id: string }> {
     const code = generateRedemptionCode();
-    const [stored] = await t.store.createRedemptionCodes([{ codeHash: hashRedemptionCode(code), amountMicros: micros, expiresAt }]);
+    const [stored] = await t.store.createRedemptionCodes([{ codeHash: hashRedemptionCode(code), hint: 'LMG-…-TEST', amountMicros: micros, expiresAt }]);
     return { code, id: stored!.id };
   }
 

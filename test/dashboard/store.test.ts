@@ -156,8 +156,8 @@ describe.each(backends)('the dashboard store on $name', (backend) => {
   it('redeems a code once; tells unknown, expired (at its expiry time) and already redeemed apart', async () => {
     const ada = await signUp('ada@example.test');
     const [live, expiring] = await store.createRedemptionCodes([
-      { codeHash: 'h-live', amountMicros: 2_000_000, expiresAt: null },
-      { codeHash: 'h-expiring', amountMicros: 1_000_000, expiresAt: '2026-05-01T00:00:00.000Z' },
+      { codeHash: 'h-live', hint: 'LMG-…-LIVE', amountMicros: 2_000_000, expiresAt: null },
+      { codeHash: 'h-expiring', hint: 'LMG-…-EXPI', amountMicros: 1_000_000, expiresAt: '2026-05-01T00:00:00.000Z' },
     ]);
     expect(await store.redeemCode(ada.id, 'h-none', '2026-04-01T00:00:00.000Z')).toEqual({ outcome: 'unknown' });
     expect(await store.redeemCode(ada.id, 'h-expiring', '2026-05-01T00:00:00.000Z')).toEqual({ outcome: 'expired' });
