@@ -135,7 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });
   }
-  await app.register(webAppRoutes);
+  await app.register(webAppRoutes, { apiHost: config.server.api_host });
 
   const applyChange = (change: Change): Promise<void> =>
     caches.apply(change).catch((err: unknown) => app.log.error({ err, change }, 'applying a change failed'));

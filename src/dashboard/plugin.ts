@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
 import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
-import { useErrorSurface } from '../http/error-handler.js';
+import { missError, useErrorSurface } from '../http/error-handler.js';
 import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
@@ -70,6 +70,10 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     keyRoutes(routes, context);
     usageRoutes(routes, context);
     billingRoutes(routes, context);
+    // Ahead of the web app's page catch-all: a GET that misses here is the dashboard's 404.
+    dashboard.get('/*', { config: { catchAll: true, public: true } }, async (request) => {
+      throw missError(request);
+    });
   };
 }
 

@@ -14,6 +14,10 @@ declare module 'fastify' {
     /** The methods some route answers on `path`, for 405's Allow. */
     allowedMethods(path: string): string[];
   }
+  interface FastifyContextConfig {
+    /** A route that answers for paths nothing else serves; it never counts for 405's Allow. */
+    catchAll?: boolean;
+  }
 }
 
 /** On the root instance, before any route is registered. */
@@ -21,6 +25,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   // A shadow router holding every path with its methods, only consulted on a miss.
   const routeTable = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
+    if (route.config?.catchAll) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (!routeTable.hasRoute(method as 'GET', route.url)) routeTable.on(method as 'GET', route.url, () => undefined);
@@ -43,11 +48,15 @@ export function useErrorSurface(scope: FastifyInstance, surface: Surface): void 
     send(reply, renderError(err, request.id, surface));
   });
   scope.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const allow = scope.allowedMethods(path);
-    const err = allow.length > 0 ? new MethodNotAllowedError(allow) : new RouteNotFoundError(path);
-    send(reply, renderError(err, request.id, surface));
+    send(reply, renderError(missError(request), request.id, surface));
   });
+}
+
+/** What a request that no route serves gets: 405 when the path has other methods, else 404. */
+export function missError(request: FastifyRequest): MethodNotAllowedError | RouteNotFoundError {
+  const path = request.url.split('?')[0] ?? '/';
+  const allow = request.server.allowedMethods(path);
+  return allow.length > 0 ? new MethodNotAllowedError(allow) : new RouteNotFoundError(path);
 }
 
 /** Unexpected errors at error level; others as their row says (a client gone at debug). */

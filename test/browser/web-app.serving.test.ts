@@ -1,5 +1,6 @@
 // How lmgate serves the built dashboard: index.html for each page with a strict CSP and
-// no-cache, hashed assets cached for good, lmgate's own 404/405 everywhere else, nothing
+// no-cache, hashed assets cached for good, the app's not-found page (status 404) for a
+// browser's unknown page, lmgate's own 404/405 everywhere else, nothing
 // added to the API's answers, and a plain 503 when the app was never built.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,17 +57,50 @@ describe('the built dashboard', () => {
     await script.arrayBuffer();
   });
 
-  it('keeps lmgate’s 404 for unknown paths and missing assets, and 405 for a wrong method', async () => {
-    for (const path of ['/nope', '/keys/extra', '/assets/missing-0000.js', '/billing']) {
-      const res = await fetch(`${t.origin}${path}`);
+  it('keeps lmgate’s 404 for programs, unknown API paths and missing assets, and 405 for a wrong method', async () => {
+    for (const [path, accept, message] of [
+      ['/nope', '*/*', 'Model not found.'],
+      ['/keys/extra', 'application/json', 'Model not found.'],
+      ['/billing', '*/*', 'Model not found.'],
+      ['/assets/missing-0000.js', 'text/html', 'Model not found.'],
+      ['/v1/nope', 'text/html', 'Model not found.'],
+      ['/api/dashboard/nope', 'text/html', 'Not found.'],
+    ] as const) {
+      const res = await fetch(`${t.origin}${path}`, { headers: { accept } });
       expect(res.status, path).toBe(404);
       const body = await jsonOf(res);
-      expect(body.error).toMatchObject({ message: 'Model not found.', request_id: res.headers.get('x-request-id') });
+      expect(body.error).toMatchObject({ message, request_id: res.headers.get('x-request-id') });
     }
-    const post = await fetch(`${t.origin}/`, { method: 'POST' });
-    expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    for (const [method, path, allow] of [
+      ['POST', '/', 'GET, HEAD'],
+      ['GET', '/v1/chat/completions', 'POST'],
+    ] as const) {
+      const res = await fetch(`${t.origin}${path}`, { method, headers: { accept: 'text/html' } });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      await res.arrayBuffer();
+    }
+    // The page catch-all answers GET and HEAD only, and never makes another method a 405.
+    const post = await fetch(`${t.origin}/nope`, { method: 'POST', headers: { accept: 'text/html' } });
+    expect(post.status).toBe(404);
     await post.arrayBuffer();
+  });
+
+  it('answers a browser that navigates to an unknown page with the app (its not-found page) and status 404', async () => {
+    for (const path of ['/billing', '/nope/deeper', '/keys/extra?x=1']) {
+      const res = await fetch(`${t.origin}${path}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-security-policy')).toBe(CSP);
+      expect(await res.text()).toContain('<div id="root"></div>');
+    }
+  });
+
+  it('sends a page address with a trailing slash to the page', async () => {
+    const res = await fetch(`${t.origin}/signin/?next=%2Fkeys`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(res.status).toBe(308);
+    expect(res.headers.get('location')).toBe('/signin?next=%2Fkeys');
+    await res.arrayBuffer();
   });
 
   it('adds no browser security headers to the Bearer-key API', async () => {

@@ -1,13 +1,16 @@
 // The dashboard's web app (web/, built by Vite into web/dist): its hashed assets under
-// /assets/ and index.html for each of its pages, which the browser then routes itself.
-// There is no catch-all: any other path keeps lmgate's 404 body. Helmet's headers and the
-// strict CSP are registered in this plugin's scope only, so /v1 never pays for them.
+// /assets/ and index.html for each of its pages, which the browser then routes itself. A
+// browser that navigates to any other page address gets index.html with status 404, and
+// the app shows its not-found page; everything else that misses (API paths, assets,
+// programs) keeps lmgate's 404 or 405 body. Helmet's headers and the strict CSP are
+// registered in this plugin's scope only, so /v1 never pays for them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { missError } from '../error-handler.js';
 
 /** The app's client-side routes (web/src/App.tsx). */
 export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/keys', '/usage', '/models', '/billing/plans', '/settings'] as const;
@@ -33,6 +36,17 @@ const CONTENT_SECURITY_POLICY = {
 export interface WebAppOptions {
   /** Where the built app is; web/dist by default. */
   distDir?: string;
+  /** The dedicated API hostname (server.api_host): only the API lives there. */
+  apiHost?: string;
+}
+
+/** Paths that are never pages of the app: a miss there is an API or file miss. */
+const NOT_PAGES = /^\/(v1|api|assets|metrics|healthz|readyz)(\/|$)/;
+
+/** A browser loading a page (not a program, not a script or image the page asked for). */
+function isPageNavigation(request: FastifyRequest, apiHost: string | undefined): boolean {
+  if (apiHost !== undefined && request.hostname === apiHost) return false;
+  return !NOT_PAGES.test(request.url) && (request.headers.accept ?? '').includes('text/html');
 }
 
 export const webAppRoutes: FastifyPluginAsync<WebAppOptions> = async (app, options) => {
@@ -67,4 +81,11 @@ export const webAppRoutes: FastifyPluginAsync<WebAppOptions> = async (app, optio
     // no-cache: revalidate, so a new build's asset names are picked up at once.
     app.get(page, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml));
   }
+  app.get('/*', { config: { catchAll: true } }, async (request, reply) => {
+    if (!isPageNavigation(request, options.apiHost)) throw missError(request);
+    const [path, query] = request.url.split(/\?(.*)/s, 2) as [string, string | undefined];
+    const page = path.replace(/\/+$/, '');
+    if (page !== path && (WEB_APP_PAGES as readonly string[]).includes(page)) return reply.redirect(query ? `${page}?${query}` : page, 308);
+    return reply.code(404).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+  });
 };
