@@ -264,6 +264,24 @@ export class UpstreamRejectedError extends LmgateError {
   }
 }
 
+/** A webhook whose signature does not verify: forged, altered, too old, or unsigned. */
+export class InvalidWebhookSignatureError extends LmgateError {
+  readonly code = 'webhook_signature_invalid';
+
+  constructor(options?: { cause?: unknown }) {
+    super('webhook signature does not verify', options);
+  }
+}
+
+/** The payment provider refused or did not answer a call (creating a checkout, a charge). */
+export class PaymentProviderError extends LmgateError {
+  readonly code = 'payment_provider_failed';
+
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(detail, options);
+  }
+}
+
 /** The client went away before its answer was complete: status 499, nobody to tell. */
 export class ClientGoneError extends LmgateError {
   readonly code = 'client_gone';
@@ -301,6 +319,7 @@ export type RefusalCode =
   | 'cross_origin'
   | 'csrf_invalid'
   | 'unknown_plan'
+  | 'payments_disabled'
   | 'plan_needs_operator'
   | 'code_expired'
   | 'code_redeemed'
@@ -376,6 +395,8 @@ export type KnownError =
   | UpstreamTimeoutError
   | UpstreamRejectedError
   | ClientGoneError
+  | InvalidWebhookSignatureError
+  | PaymentProviderError
   | AttemptFailure
   | BalanceWouldGoNegativeError
   | EmailTakenError
