@@ -2,41 +2,13 @@
 // webhooks signed as Stripe signs them and posted over HTTP to the running app.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
-import type { Store } from '../../src/store/store.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
-import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, deliver, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
+import { deliver, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-
-process.env.LMGATE_TEST_STRIPE_KEY = FAKE_SECRET_KEY;
-process.env.LMGATE_TEST_STRIPE_WHSEC = FAKE_WEBHOOK_SECRET;
+import { expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
 
 const DAY = 24 * 60 * 60;
 const credits = (n: number) => n * MICROS_PER_CREDIT;
-
-export function paymentsConfig(fake: FakeStripe): Record<string, unknown> {
-  return {
-    stripe: {
-      secret_key_env: 'LMGATE_TEST_STRIPE_KEY',
-      webhook_secret_env: 'LMGATE_TEST_STRIPE_WHSEC',
-      api_base: fake.url,
-      currency: 'usd',
-      credits_per_unit: 2, // $10 buys 20 credits
-      top_up: { presets: [10, 25], min: 5, max: 100 },
-      prices: { pro: 'price_pro_monthly' },
-      grace_days: 3,
-    },
-  };
-}
-
-/** Each balance equals its ledger sum, and every payment names its Stripe object. */
-export async function expectBooksBalance(store: Store, accountIds: string[]): Promise<void> {
-  for (const accountId of accountIds) {
-    expect(await store.balanceOf(accountId)).toBe(await store.sumLedger(accountId));
-    for (const payment of await store.listPayments({ accountId })) {
-      expect(payment.checkoutSessionId ?? payment.paymentIntentId ?? payment.invoiceId).toMatch(/^(cs|pi|in)_/);
-    }
-  }
-}
 
 function invoice(customer: string, options: { id?: string; subscription?: string; periodEnd: number; amountPaid?: number }) {
   return {
