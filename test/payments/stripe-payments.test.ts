@@ -1,6 +1,9 @@
 // Stripe payments end to end: the official client against a fake Stripe API on loopback,
 // webhooks signed as Stripe signs them and posted over HTTP to the running app.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
 import { deliver, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
@@ -63,7 +66,7 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     const res = await browser.post('/payments/top-up', { amountMinor });
     expect(res.status, res.text).toBe(200);
     const sessionId = String(res.body.url).split('/').pop()!;
-    const session = { ...fake.objects.get(sessionId)!, payment_status: 'paid', status: 'complete', payment_intent: id('pi') };
+    const session = { ...fake.objects.get(sessionId)!, payment_status: 'paid', status: 'complete', payment_intent: id('pi') } as unknown as Record<string, unknown> & { id: string; customer: string; payment_intent: string };
     return { browser, accountId, session, paid: stripeEvent('checkout.session.completed', session) };
   }
 
@@ -82,6 +85,18 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     const list = await browser.get('/payments');
     expect(list.body.payments).toEqual([expect.objectContaining({ kind: 'top_up', status: 'paid', amountMinor: 1000, creditsMicros: credits(20) })]);
     await expectBooksBalance(t.store, [accountId]);
+
+    // The operator's CLI lists it, and replaying the stored event credits nothing more.
+    const configPath = join(t.dataDir, 'cli.json');
+    writeFileSync(configPath, JSON.stringify({ payments: paymentsConfig(fake), store: { data_dir: t.dataDir, ...(t.config.store.database_url ? { database_url: t.config.store.database_url } : {}) } }));
+    const out: string[] = [];
+    const run = (...argv: string[]) => main([...argv, '--json'], { out: (line) => out.push(line), err: (line) => out.push(line) }, { LMGATE_CONFIG: configPath });
+    expect(await run('payments', 'list')).toBe(0);
+    expect(JSON.parse(out.pop()!)).toContainEqual(expect.objectContaining({ account_id: accountId, status: 'paid', amount_minor: 1000, stripe_object: session.id }));
+    expect(await run('payments', 'replay', String(paid.id))).toBe(0);
+    expect(JSON.parse(out.pop()!)).toMatchObject({ replayed: paid.id, type: 'checkout.session.completed', account_id: accountId });
+    expect(await t.store.balanceOf(accountId)).toBe(credits(20));
+    expect(await run('payments', 'replay', 'evt_unknown')).toBe(1);
   });
 
   it('refuses a top-up outside the configured bounds', async () => {
@@ -158,7 +173,7 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     expect(await t.store.findAccount(account.id)).toMatchObject({ tier: 'pro', subscriptionStatus: 'past_due' });
     await expect(chat(apiKey)).rejects.toMatchObject({ status: 403, error: { reason: 'subscription_inactive' } });
     const status = await fetch(`${t.origin}/api/billing/subscription`, { headers: { authorization: `Bearer ${apiKey}` } });
-    expect((await status.json()).subscription).toMatchObject({ status: 'past_due', cancel_at_period_end: false });
+    expect(((await status.json()) as { subscription: unknown }).subscription).toMatchObject({ status: 'past_due', cancel_at_period_end: false });
 
     const customer = (await t.store.findStripeCustomer(account.id))!.customerId;
     await deliver(t.origin, stripeEvent('invoice.paid', invoice(customer, { periodEnd: now + 30 * DAY })));
