@@ -264,22 +264,9 @@ export class UpstreamRejectedError extends LmgateError {
   }
 }
 
-/** A webhook whose signature does not verify: forged, altered, too old, or unsigned. */
-export class InvalidWebhookSignatureError extends LmgateError {
-  readonly code = 'webhook_signature_invalid';
-
-  constructor(options?: { cause?: unknown }) {
-    super('webhook signature does not verify', options);
-  }
-}
-
-/** The payment provider refused or did not answer a call (creating a checkout, a charge). */
+/** The payment provider refused or did not answer a call (a checkout, a charge). */
 export class PaymentProviderError extends LmgateError {
   readonly code = 'payment_provider_failed';
-
-  constructor(detail: string, options?: { cause?: unknown }) {
-    super(detail, options);
-  }
 }
 
 /** The client went away before its answer was complete: status 499, nobody to tell. */
@@ -320,6 +307,7 @@ export type RefusalCode =
   | 'csrf_invalid'
   | 'unknown_plan'
   | 'payments_disabled'
+  | 'webhook_signature_invalid'
   | 'plan_needs_operator'
   | 'code_expired'
   | 'code_redeemed'
@@ -395,7 +383,6 @@ export type KnownError =
   | UpstreamTimeoutError
   | UpstreamRejectedError
   | ClientGoneError
-  | InvalidWebhookSignatureError
   | PaymentProviderError
   | AttemptFailure
   | BalanceWouldGoNegativeError
