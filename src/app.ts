@@ -29,6 +29,8 @@ import { ModelCatalog } from './models/catalog.js';
 import { Metrics } from './observability/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
+import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
+import { openPayments, type Payments } from './payments/payments.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Store } from './store/store.js';
@@ -56,6 +58,8 @@ declare module 'fastify' {
     admission: Admission;
     /** The answers being generated; closing the app drains them. */
     inFlight: InFlight;
+    /** Stripe payments, when configured. */
+    payments: Payments | undefined;
   }
 }
 
@@ -101,6 +105,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
   const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
+  const commands = new Commands(store, caches);
+  const payments = openPayments(config, {
+    store,
+    commands,
+    admission,
+    onError: (err, accountId) => app.log.error({ err, account_id: accountId }, 'auto-recharge failed'),
+  });
   const services: AppServices = {
     config,
     store,
@@ -109,9 +120,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     authenticator: new Authenticator(store, keyCache, lastUsed),
     tiers: new Tiers(config),
     admission,
-    commands: new Commands(store, caches),
+    commands,
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
+    payments,
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -123,6 +135,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.server.on('connect', refuseConnect);
   installErrorHandling(app);
 
+  if (payments) {
+    // After the answer is sent: whether the spending crossed an auto-recharge threshold.
+    app.addHook('onResponse', (request, _reply, done) => {
+      const accountId = request.principal?.account.id;
+      if (accountId !== undefined) payments.autoRecharge.spent(accountId);
+      done();
+    });
+    await stripeWebhookRoute(app, payments);
+  }
   const apiPlugin = apiRoutes(services);
   await app.register(apiPlugin, { prefix: '/v1' });
   await app.register(apiPlugin, { prefix: '/api/v1' });
@@ -154,6 +175,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('commands', services.commands);
   app.decorate('admission', admission);
   app.decorate('inFlight', services.inFlight);
+  app.decorate('payments', payments);
   app.addHook('onReady', async () => {
     await changeFeed.start();
     await deps.shared?.changes.subscribe(applyChange);
@@ -174,6 +196,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(idleSweep);
     clearInterval(flushTimer);
     await changeFeed.stop();
+    await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), admission.close(), services.catalog.close()]);
   });
   return app;

@@ -264,6 +264,11 @@ export class UpstreamRejectedError extends LmgateError {
   }
 }
 
+/** The payment provider refused or did not answer a call (a checkout, a charge). */
+export class PaymentProviderError extends LmgateError {
+  readonly code = 'payment_provider_failed';
+}
+
 /** The client went away before its answer was complete: status 499, nobody to tell. */
 export class ClientGoneError extends LmgateError {
   readonly code = 'client_gone';
@@ -301,6 +306,8 @@ export type RefusalCode =
   | 'cross_origin'
   | 'csrf_invalid'
   | 'unknown_plan'
+  | 'payments_disabled'
+  | 'webhook_signature_invalid'
   | 'plan_needs_operator'
   | 'code_expired'
   | 'code_redeemed'
@@ -376,6 +383,7 @@ export type KnownError =
   | UpstreamTimeoutError
   | UpstreamRejectedError
   | ClientGoneError
+  | PaymentProviderError
   | AttemptFailure
   | BalanceWouldGoNegativeError
   | EmailTakenError

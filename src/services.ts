@@ -9,6 +9,7 @@ import type { Config } from './config/schema.js';
 import type { FailureThrottleFactory } from './dashboard/sign-in-throttle.js';
 import type { InFlight } from './http/in-flight.js';
 import type { ModelCatalog } from './models/catalog.js';
+import type { Payments } from './payments/payments.js';
 import type { Store } from './store/store.js';
 
 export interface AppServices {
@@ -26,4 +27,6 @@ export interface AppServices {
   failureThrottle: FailureThrottleFactory;
   /** The answers being generated, which a shutdown drains. */
   inFlight: InFlight;
+  /** Stripe, when `payments.stripe` is configured. */
+  payments?: Payments;
 }

@@ -36,9 +36,15 @@ export class Tiers {
 }
 
 /** Step 2 of the request path: suspended account, or a paid tier without a live subscription. */
-export function assertMayUseApi(account: Account, tier: Tier): void {
+export function assertMayUseApi(account: Account, tier: Tier, nowMs = Date.now()): void {
   if (account.status !== 'active') throw new ForbiddenError('account_suspended');
-  if (tier.config.subscription && account.subscriptionStatus !== 'active') throw new ForbiddenError('subscription_inactive');
+  if (tier.config.subscription && !hasLiveSubscription(account, nowMs)) throw new ForbiddenError('subscription_inactive');
+}
+
+/** Active, or past_due within its grace period (a failed renewal gets time to be fixed). */
+export function hasLiveSubscription(account: Account, nowMs = Date.now()): boolean {
+  if (account.subscriptionStatus === 'active') return true;
+  return account.subscriptionStatus === 'past_due' && account.subscriptionGraceUntil !== null && Date.parse(account.subscriptionGraceUntil) > nowMs;
 }
 
 /** Step 5: the model exists (checked before) and the tier allows it. */

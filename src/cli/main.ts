@@ -11,6 +11,7 @@ import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
 import { keysCommand } from './keys.js';
 import { migrate } from './migrate.js';
+import { paymentsCommand } from './payments.js';
 import { storeCommand } from './store-copy.js';
 import { upstreamsCommand } from './upstreams.js';
 
@@ -31,6 +32,8 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
                                                redemption codes, printed once
   codes list                                   every code: its last characters (LMG-…-7K3Q),
                                                amount, expiry, redeemed by/at
+  payments list [--limit K]                    payments received through Stripe, newest first
+  payments replay EVENT_ID                     apply a stored Stripe event again (idempotent)
   upstreams [--url URL]                        each upstream deployment's health, in-flight
                                                requests, outcomes and latency, as the
                                                running server sees it (its /metrics)
@@ -105,6 +108,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await creditsCommand(config, args, io);
       case 'codes':
         return await codesCommand(config, args, io);
+      case 'payments':
+        return await paymentsCommand(config, args, io);
       case 'upstreams':
         return await upstreamsCommand(config, args, io);
       case 'store':

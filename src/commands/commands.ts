@@ -4,7 +4,7 @@
 // follows), then brings this process's caches up to date at once.
 import { generateApiKey } from '../auth/api-key.js';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
-import { NO_LOCAL_CACHES, type LocalCaches } from '../cluster/local-caches.js';
+import { NO_LOCAL_CACHES, type Change, type LocalCaches } from '../cluster/local-caches.js';
 import { Refusal } from '../errors.js';
 import type {
   Account,
@@ -109,6 +109,17 @@ export class Commands {
     if (!key) throw new Refusal('key_not_found');
     this.caches.keyRevoked(key);
     return key;
+  }
+
+  /**
+   * A payment provider's event: `write` records it and its effects in one transaction, and
+   * says what it changed; this process's caches (and, by announcement, the others') follow
+   * once it committed.
+   */
+  async applyPayment<T>(write: (tx: Store) => Promise<{ result: T; changes: Change[] }>): Promise<T> {
+    const { result, changes } = await this.store.transaction(write);
+    for (const change of changes) await this.caches.changed(change);
+    return result;
   }
 
   private async changeBalance(kind: 'grant' | 'adjustment', { accountId, amountMicros, reason }: CreditChange) {

@@ -86,6 +86,28 @@ const tls = z
   })
   .strict();
 
+// Stripe: top-ups, paid tiers and auto-recharge. Amounts in config are in currency units
+// (dollars, euros); the code turns them into Stripe's integer minor units once.
+const stripePayments = z
+  .object({
+    secret_key_env: z.string().min(1).default('STRIPE_SECRET_KEY'), // variable holding the secret key
+    webhook_secret_env: z.string().min(1).default('STRIPE_WEBHOOK_SECRET'), // holding the signing secret
+    api_base: z.string().url().optional(), // Stripe's API host; a local stand-in in tests
+    currency: z.string().regex(/^[a-z]{3}$/, 'an ISO 4217 code in lower case').default('usd'),
+    credits_per_unit: z.number().positive().default(1), // credits one unit of currency buys
+    top_up: z
+      .object({
+        presets: z.array(z.number().positive()).default([5, 10, 25, 50]),
+        min: z.number().positive().default(5),
+        max: z.number().positive().default(500),
+      })
+      .strict()
+      .prefault({}),
+    prices: z.record(z.string().min(1), z.string().min(1)).default({}), // paid tier → Stripe price id
+    grace_days: z.number().min(0).max(60).default(3), // past_due keeps the tier this long
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: z
@@ -156,6 +178,11 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    // Without payments.stripe, credits come from the operator's codes and grants only.
+    payments: z
+      .object({ stripe: stripePayments.optional() })
+      .strict()
+      .prefault({}),
     default_tier: z.string().min(1).default('free'),
     tiers: z.record(z.string().min(1), tier).default({
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
@@ -187,6 +214,15 @@ export const configSchema = z
           'only through Redis. Set REDIS_URL (redis.url) and DATABASE_URL, or run one worker',
       });
     }
+    const stripe = config.payments.stripe;
+    for (const tier of Object.keys(stripe?.prices ?? {})) {
+      if (!config.tiers[tier]?.subscription) {
+        ctx.addIssue({ code: 'custom', path: ['payments', 'stripe', 'prices', tier], message: 'names no tier with subscription: true' });
+      }
+    }
+    if (stripe && stripe.top_up.min > stripe.top_up.max) {
+      ctx.addIssue({ code: 'custom', path: ['payments', 'stripe', 'top_up', 'min'], message: 'is above top_up.max' });
+    }
     if (!(config.default_tier in config.tiers)) {
       ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });
     }
@@ -194,6 +230,7 @@ export const configSchema = z
 
 export type Config = z.output<typeof configSchema>;
 export type TierConfig = z.output<typeof tier>;
+export type StripeConfig = z.output<typeof stripePayments>;
 export type DemoModelConfig = z.output<typeof demoModel>;
 export type UpstreamModelConfig = z.output<typeof upstreamModel>;
 export type ModelConfig = DemoModelConfig | UpstreamModelConfig;

@@ -13,6 +13,7 @@ import { compileInputSchema } from './input-validator.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
+import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { usageRoutes } from './routes/usage.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
@@ -70,6 +71,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     keyRoutes(routes, context);
     usageRoutes(routes, context);
     billingRoutes(routes, context);
+    paymentRoutes(routes, context);
     // Ahead of the web app's page catch-all: a GET that misses here is the dashboard's 404.
     dashboard.get('/*', { config: { catchAll: true, public: true } }, async (request) => {
       throw missError(request);

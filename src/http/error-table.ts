@@ -72,6 +72,9 @@ export const API_ERRORS: ErrorTable = {
   shutting_down: () => row(503, 'The server is restarting. Please retry the request.', { headers: { 'retry-after': '1', connection: 'close' } }),
   // Nobody reads the answer; the status is for the log and the usage record.
   client_gone: () => row(499, 'The client closed the connection.', { log: 'debug' }),
+  webhook_signature_invalid: () => row(400, 'The webhook signature is not valid.'),
+  payment_provider_failed: () => row(502, 'The payment provider could not complete the request. Please try again.', { log: 'error' }),
+  payments_disabled: () => row(404, 'Payments are not enabled.'),
   cross_origin: () => row(403, 'Cross-origin request refused.'),
   csrf_invalid: () => row(403, 'Missing or invalid CSRF token.'),
   unknown_plan: () => row(404, 'Unknown plan.'),

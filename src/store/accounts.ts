@@ -99,10 +99,12 @@ function newAccountRow(input: NewAccount, at: string): AccountsTable {
     updated_at: at,
     balance_micros: 0,
     balance_version: 0,
+    subscription_grace_until: null,
+    subscription_cancel_at_period_end: 0,
   };
 }
 
-function toAccount(row: Selectable<AccountsTable>): Account {
+export function toAccount(row: Selectable<AccountsTable>): Account {
   return {
     id: row.id,
     email: row.email,
@@ -111,6 +113,8 @@ function toAccount(row: Selectable<AccountsTable>): Account {
     tier: row.tier,
     subscriptionStatus: row.subscription_status as SubscriptionStatus,
     subscriptionPeriodEnd: row.subscription_period_end,
+    subscriptionGraceUntil: row.subscription_grace_until,
+    cancelAtPeriodEnd: Number(row.subscription_cancel_at_period_end) === 1,
     createdAt: row.created_at,
   };
 }

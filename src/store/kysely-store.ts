@@ -1,5 +1,5 @@
 // The one implementation of the Store port, for SQLite and PostgreSQL: a thin class over
-// the domain modules (accounts, keys, sessions, ledger, usage, codes, changes), each of
+// the domain modules (accounts, keys, sessions, ledger, usage, codes, payments, changes), each of
 // which runs on the database or on a transaction. Writes that change several rows run in
 // a transaction of their own, or in the caller's (`transaction(fn)`).
 import { Migrator } from 'kysely';
@@ -12,10 +12,12 @@ import { openSqlite } from './dialects/sqlite.js';
 import * as keys from './keys.js';
 import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
+import * as payments from './payments.js';
 import * as sessions from './sessions.js';
 import type { Db } from './sql.js';
 import type {
   Account,
+  AutoRecharge,
   CappedCharge,
   AccountStatus,
   ApiKeyRecord,
@@ -23,12 +25,20 @@ import type {
   LedgerEntry,
   NewApiKey,
   NewLedgerEntry,
+  NewPayment,
+  Payment,
+  PaymentChanges,
+  PaymentRef,
+  PaymentStatus,
   NewRedemptionCode,
   NewSignUp,
   RedeemOutcome,
   RedemptionCode,
   Session,
   Store,
+  StripeCustomer,
+  StripeEventRecord,
+  SubscriptionState,
   TimeRange,
   UsageRecord,
   UsageSummary,
@@ -212,6 +222,70 @@ export class KyselyStore implements Store {
 
   redeemCode(accountId: string, codeHash: string, nowIso: string): Promise<RedeemOutcome> {
     return this.write((trx) => codes.redeemCode(trx, this.sqlDialect, accountId, codeHash, nowIso));
+  }
+
+  recordStripeEvent(event: StripeEventRecord): Promise<boolean> {
+    return payments.recordStripeEvent(this.db, event);
+  }
+
+  findStripeEvent(id: string): Promise<StripeEventRecord | undefined> {
+    return payments.findStripeEvent(this.db, id);
+  }
+
+  listStripeEvents(options?: { limit?: number }): Promise<StripeEventRecord[]> {
+    return payments.listStripeEvents(this.db, options);
+  }
+
+  findStripeCustomer(accountId: string): Promise<StripeCustomer | undefined> {
+    return payments.findStripeCustomer(this.db, accountId);
+  }
+
+  findStripeCustomerById(customerId: string): Promise<StripeCustomer | undefined> {
+    return payments.findStripeCustomerById(this.db, customerId);
+  }
+
+  saveStripeCustomer(accountId: string, customerId: string): Promise<StripeCustomer> {
+    return payments.saveStripeCustomer(this.db, accountId, customerId);
+  }
+
+  applySubscriptionState(accountId: string, state: SubscriptionState, atUnixSec: number): Promise<Account | undefined> {
+    return this.write((trx) => payments.applySubscriptionState(trx, this.sqlDialect, accountId, state, atUnixSec));
+  }
+
+  createPayment(payment: NewPayment): Promise<Payment> {
+    return payments.createPayment(this.db, payment);
+  }
+
+  findPayment(ref: PaymentRef): Promise<Payment | undefined> {
+    return payments.findPayment(this.db, ref);
+  }
+
+  updatePayment(id: string, changes: PaymentChanges, fromStatus?: PaymentStatus): Promise<Payment | undefined> {
+    return payments.updatePayment(this.db, id, changes, fromStatus);
+  }
+
+  listPayments(options?: { accountId?: string; limit?: number }): Promise<Payment[]> {
+    return payments.listPayments(this.db, options);
+  }
+
+  findAutoRecharge(accountId: string): Promise<AutoRecharge | undefined> {
+    return payments.findAutoRecharge(this.db, accountId);
+  }
+
+  setAutoRecharge(accountId: string, settings: { thresholdMicros: number; amountMinor: number; enabled: boolean }): Promise<AutoRecharge> {
+    return payments.setAutoRecharge(this.db, accountId, settings);
+  }
+
+  claimAutoRecharge(accountId: string): Promise<number | undefined> {
+    return payments.claimAutoRecharge(this.db, accountId);
+  }
+
+  rearmAutoRecharge(accountId: string): Promise<void> {
+    return payments.rearmAutoRecharge(this.db, accountId);
+  }
+
+  disableAutoRecharge(accountId: string, notice: string): Promise<void> {
+    return payments.disableAutoRecharge(this.db, accountId, notice);
   }
 
   latestChangeId(): Promise<number> {

@@ -12,6 +12,10 @@ export interface Account {
   tier: string;
   subscriptionStatus: SubscriptionStatus;
   subscriptionPeriodEnd: string | null;
+  /** A past_due subscription keeps its tier until then (payments' grace period). */
+  subscriptionGraceUntil: string | null;
+  /** The subscription ends at the period's end rather than renewing. */
+  cancelAtPeriodEnd: boolean;
   createdAt: string;
 }
 
@@ -152,6 +156,81 @@ export interface TimeRange {
   untilIso: string;
 }
 
+export type PaymentKind = 'top_up' | 'auto_recharge' | 'subscription';
+export type PaymentStatus = 'pending' | 'paid' | 'refunded' | 'disputed' | 'failed';
+
+/** Money received (or expected) through Stripe, naming the Stripe objects it came from. */
+export interface Payment {
+  id: string;
+  accountId: string;
+  kind: PaymentKind;
+  status: PaymentStatus;
+  currency: string;
+  /** In the currency's minor units (cents), as Stripe counts. */
+  amountMinor: number;
+  refundedMinor: number;
+  creditsMicros: number;
+  checkoutSessionId: string | null;
+  paymentIntentId: string | null;
+  invoiceId: string | null;
+  receiptUrl: string | null;
+  invoiceUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewPayment = Pick<Payment, 'accountId' | 'kind' | 'status' | 'currency' | 'amountMinor' | 'creditsMicros'> &
+  Partial<Pick<Payment, 'checkoutSessionId' | 'paymentIntentId' | 'invoiceId' | 'receiptUrl' | 'invoiceUrl'>>;
+
+export type PaymentChanges = Partial<Pick<Payment, 'status' | 'paymentIntentId' | 'refundedMinor' | 'receiptUrl' | 'invoiceUrl'>>;
+
+/** A Stripe object a payment names; any one of them finds it. */
+export type PaymentRef = { checkoutSessionId: string } | { paymentIntentId: string } | { invoiceId: string };
+
+/** A webhook event as received, kept so it counts once and can be replayed. */
+export interface StripeEventRecord {
+  id: string;
+  type: string;
+  accountId: string | null;
+  /** The event's JSON as Stripe sent it. */
+  payload: string;
+  /** Stripe's time, Unix seconds. */
+  createdAt: number;
+  processedAt: string;
+}
+
+export interface StripeCustomer {
+  accountId: string;
+  customerId: string;
+  subscriptionId: string | null;
+  /** Stripe's time (Unix seconds) of the newest subscription state applied. */
+  stateAt: number;
+}
+
+/** What a subscription event says about an account's plan. */
+export interface SubscriptionState {
+  tier: string;
+  status: SubscriptionStatus;
+  periodEnd: string | null;
+  graceUntil: string | null;
+  cancelAtPeriodEnd: boolean;
+  subscriptionId: string | null;
+}
+
+/** "When my balance falls below the threshold, add the amount." */
+export interface AutoRecharge {
+  accountId: string;
+  thresholdMicros: number;
+  amountMinor: number;
+  enabled: boolean;
+  /** May fire at the next crossing of the threshold. */
+  armed: boolean;
+  /** Charges fired so far. */
+  sequence: number;
+  /** Why it turned itself off, for the dashboard. */
+  notice: string | null;
+}
+
 export interface NewSignUp {
   email: string;
   name: string | null;
@@ -240,6 +319,39 @@ export interface Store {
    * many redeem it at the same time.
    */
   redeemCode(accountId: string, codeHash: string, nowIso: string): Promise<RedeemOutcome>;
+
+  /** False when the event was recorded before: the unique id decides, whatever instance races. */
+  recordStripeEvent(event: StripeEventRecord): Promise<boolean>;
+  findStripeEvent(id: string): Promise<StripeEventRecord | undefined>;
+  /** Newest first. */
+  listStripeEvents(options?: { limit?: number }): Promise<StripeEventRecord[]>;
+  findStripeCustomer(accountId: string): Promise<StripeCustomer | undefined>;
+  findStripeCustomerById(customerId: string): Promise<StripeCustomer | undefined>;
+  /** Keeps the first customer an account gets. */
+  saveStripeCustomer(accountId: string, customerId: string): Promise<StripeCustomer>;
+  /**
+   * Sets the account's tier and subscription from a Stripe state of time `atUnixSec`, unless
+   * a newer one was applied already (then undefined). Records an account change event.
+   */
+  applySubscriptionState(accountId: string, state: SubscriptionState, atUnixSec: number): Promise<Account | undefined>;
+
+  createPayment(payment: NewPayment): Promise<Payment>;
+  findPayment(ref: PaymentRef): Promise<Payment | undefined>;
+  /** Changes the payment if its status is `fromStatus` (when given); undefined if not. */
+  updatePayment(id: string, changes: PaymentChanges, fromStatus?: PaymentStatus): Promise<Payment | undefined>;
+  /** Newest first; every account's when no account is named. */
+  listPayments(options?: { accountId?: string; limit?: number }): Promise<Payment[]>;
+
+  findAutoRecharge(accountId: string): Promise<AutoRecharge | undefined>;
+  /** Saves the settings, armed and without a notice. */
+  setAutoRecharge(accountId: string, settings: { thresholdMicros: number; amountMinor: number; enabled: boolean }): Promise<AutoRecharge>;
+  /**
+   * Disarms an enabled, armed auto-recharge and returns its new sequence number; undefined
+   * when another caller (any instance) claimed this crossing first.
+   */
+  claimAutoRecharge(accountId: string): Promise<number | undefined>;
+  rearmAutoRecharge(accountId: string): Promise<void>;
+  disableAutoRecharge(accountId: string, notice: string): Promise<void>;
 
   latestChangeId(): Promise<number>;
   changesAfter(id: number): Promise<ChangeEvent[]>;

@@ -16,6 +16,9 @@ export interface AccountsTable {
   balance_micros: number;
   /** Raised by every write of balance_micros (migration 0004). */
   balance_version: number;
+  /** past_due keeps a paid tier until then (migration 0005). */
+  subscription_grace_until: string | null;
+  subscription_cancel_at_period_end: number; // 0 | 1
 }
 
 export interface ApiKeysTable {
@@ -93,6 +96,54 @@ export interface RedemptionCodesTable {
   redeemed_at: string | null;
 }
 
+/** An account's customer at Stripe, and the newest subscription state applied to it. */
+export interface StripeCustomersTable {
+  account_id: string;
+  customer_id: string;
+  subscription_id: string | null;
+  state_at: number; // Stripe's time, Unix seconds
+  created_at: string;
+}
+
+export interface AutoRechargesTable {
+  account_id: string;
+  threshold_micros: number;
+  amount_minor: number;
+  enabled: number; // 0 | 1
+  armed: number; // 0 | 1: may fire at the next crossing
+  sequence: number;
+  notice: string | null;
+  updated_at: string;
+}
+
+/** Every Stripe event received; the primary key makes each one count once. */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  account_id: string | null;
+  payload: string; // the event as Stripe sent it (JSON)
+  created_at: number; // Stripe's, Unix seconds
+  processed_at: string;
+}
+
+export interface PaymentsTable {
+  id: string;
+  account_id: string;
+  kind: string; // PaymentKind
+  status: string; // PaymentStatus
+  currency: string;
+  amount_minor: number;
+  refunded_minor: number;
+  credits_micros: number;
+  checkout_session_id: string | null;
+  payment_intent_id: string | null;
+  invoice_id: string | null;
+  receipt_url: string | null;
+  invoice_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
@@ -102,6 +153,10 @@ export interface Database {
   redemption_codes: RedemptionCodesTable;
   sessions: SessionsTable;
   usage_records: UsageRecordsTable;
+  stripe_customers: StripeCustomersTable;
+  auto_recharges: AutoRechargesTable;
+  stripe_events: StripeEventsTable;
+  payments: PaymentsTable;
 }
 
 /**
@@ -117,6 +172,10 @@ const TABLES_IN_COPY_ORDER = {
   redemption_codes: true,
   ledger_entries: true,
   usage_records: true,
+  stripe_customers: true,
+  auto_recharges: true,
+  stripe_events: true,
+  payments: true,
   change_events: true,
 } as const satisfies Record<keyof Database, true>;
 

@@ -21,7 +21,12 @@ const BillingSubscription = Type.Object({
     credits_month: Type.Number(),
     models: Type.Array(Type.String()),
   }),
-  subscription: Type.Object({ status: Type.String(), current_period_end: Nullable(Type.String()) }),
+  subscription: Type.Object({
+    status: Type.String(),
+    current_period_end: Nullable(Type.String()),
+    cancel_at_period_end: Type.Boolean(),
+    grace_until: Nullable(Type.String()),
+  }),
   balance: Amount,
   reserved: Amount,
   available: Amount,
@@ -54,6 +59,8 @@ export function billingSubscriptionRoute(app: TypeBoxFastify, services: AppServi
       subscription: {
         status: tier.config.subscription ? account.subscriptionStatus : 'not_required',
         current_period_end: account.subscriptionPeriodEnd,
+        cancel_at_period_end: account.cancelAtPeriodEnd,
+        grace_until: account.subscriptionGraceUntil,
       },
       balance: amount(balanceMicros),
       reserved: amount(reservedMicros),

@@ -4,6 +4,7 @@ import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_ledger_and_usage.js';
 import * as m0003 from './0003_dashboard.js';
 import * as m0004 from './0004_balance_version.js';
+import * as m0005 from './0005_payments.js';
 import * as m0006 from './0006_code_hint.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_ledger_and_usage': m0002,
   '0003_dashboard': m0003,
   '0004_balance_version': m0004,
+  '0005_payments': m0005,
   '0006_code_hint': m0006,
 };
 

@@ -1,0 +1,88 @@
+// Auto-recharge: when spending takes an account's balance below its threshold, charge its
+// saved card off-session, once per crossing. The check runs after the response, never on
+// the request's path; the store's conditional claim (not this process's memory) decides
+// which of many instances charges; the credits arrive by webhook like any payment.
+import type Stripe from 'stripe';
+import type { Admission } from '../billing/admission.js';
+import type { Store } from '../store/store.js';
+import type { CurrencyRates } from './currency.js';
+
+export class AutoRechargeWatch {
+  /** The check running per account; a spend during it asks for one more after it. */
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+
+  constructor(
+    private readonly stripe: Stripe,
+    private readonly store: Store,
+    private readonly admission: Admission,
+    private readonly rates: CurrencyRates,
+    private readonly onError: (err: unknown, accountId: string) => void,
+  ) {}
+
+  /** The account spent credits: check it soon. Returns at once. */
+  spent(accountId: string): void {
+    if (this.running.has(accountId)) {
+      this.again.add(accountId);
+      return;
+    }
+    const check = this.check(accountId)
+      .catch((err: unknown) => this.onError(err, accountId))
+      .finally(() => {
+        this.running.delete(accountId);
+        if (this.again.delete(accountId)) this.spent(accountId);
+      });
+    this.running.set(accountId, check);
+  }
+
+  /** Resolves once no check is running (tests, and a clean shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running.values());
+  }
+
+  private async check(accountId: string): Promise<void> {
+    const settings = await this.store.findAutoRecharge(accountId);
+    if (!settings?.enabled) return;
+    const { balanceMicros, reservedMicros } = await this.admission.snapshot(accountId);
+    if (balanceMicros - reservedMicros >= settings.thresholdMicros) {
+      if (!settings.armed) await this.store.rearmAutoRecharge(accountId);
+      return;
+    }
+    if (!settings.armed) return;
+    const sequence = await this.store.claimAutoRecharge(accountId);
+    if (sequence === undefined) return;
+    try {
+      await this.charge(accountId, settings.amountMinor, sequence);
+    } catch (err) {
+      await this.store.disableAutoRecharge(accountId, `The automatic top-up failed (${err instanceof Error ? err.message : String(err)}); auto-recharge is off until you turn it on again.`);
+      throw err;
+    }
+  }
+
+  private async charge(accountId: string, amountMinor: number, sequence: number): Promise<void> {
+    const customer = await this.store.findStripeCustomer(accountId);
+    if (!customer) throw new Error('no saved payment method');
+    const methods = await this.stripe.customers.listPaymentMethods(customer.customerId, { limit: 1 });
+    const method = methods.data[0];
+    if (!method) throw new Error('no saved payment method');
+    const intent = await this.stripe.paymentIntents.create(
+      {
+        amount: amountMinor,
+        currency: this.rates.currency,
+        customer: customer.customerId,
+        payment_method: method.id,
+        off_session: true,
+        confirm: true,
+        metadata: { account_id: accountId, purpose: 'auto_recharge' },
+      },
+      // A retry of this crossing's charge (the client's, or ours) is the same charge.
+      { idempotencyKey: `lmgate-auto-recharge-${accountId}-${sequence}` },
+    );
+    if (intent.status !== 'succeeded' && intent.status !== 'processing') throw new Error(`payment ${intent.status}`);
+    // The webhook may have recorded it already; it credits either way.
+    await this.store.transaction(async (tx) => {
+      if (await tx.findPayment({ paymentIntentId: intent.id })) return;
+      await tx.createPayment({ accountId, kind: 'auto_recharge', status: 'pending', currency: this.rates.currency, amountMinor, creditsMicros: this.rates.creditsMicrosOf(amountMinor), paymentIntentId: intent.id });
+    });
+  }
+}

@@ -1,0 +1,105 @@
+// What a customer starts from the dashboard: a Checkout Session to add credits or to
+// subscribe to a paid tier, and the Billing Portal. Nothing here credits anything: credits
+// come only from the webhook, once Stripe says the money arrived.
+import type Stripe from 'stripe';
+import { formatCredits } from '../billing/money.js';
+import type { StripeConfig } from '../config/schema.js';
+import { PaymentProviderError, Refusal, ValidationError } from '../errors.js';
+import type { Account, Store, StripeCustomer } from '../store/store.js';
+import type { CurrencyRates } from './currency.js';
+
+/** Where Stripe sends the customer back to. */
+export interface ReturnUrls {
+  successUrl: string;
+  cancelUrl: string;
+}
+
+export class StripeCheckout {
+  constructor(
+    private readonly stripe: Stripe,
+    private readonly store: Store,
+    private readonly config: StripeConfig,
+    private readonly rates: CurrencyRates,
+  ) {}
+
+  /** Bounds of a top-up, in minor units. */
+  get topUpBounds(): { minMinor: number; maxMinor: number; presetsMinor: number[] } {
+    const { top_up: topUp } = this.config;
+    return { minMinor: this.rates.minorOf(topUp.min), maxMinor: this.rates.minorOf(topUp.max), presetsMinor: topUp.presets.map((p) => this.rates.minorOf(p)) };
+  }
+
+  /** A Checkout Session in payment mode; the card is saved for auto-recharge. Returns its URL. */
+  async startTopUp(account: Account, amountMinor: number, urls: ReturnUrls): Promise<string> {
+    const { minMinor, maxMinor } = this.topUpBounds;
+    if (!Number.isSafeInteger(amountMinor) || amountMinor < minMinor || amountMinor > maxMinor) {
+      throw new ValidationError({ amountMinor: [`must be a whole number of minor units from ${minMinor} to ${maxMinor}`] });
+    }
+    const customer = await this.customerOf(account);
+    const creditsMicros = this.rates.creditsMicrosOf(amountMinor);
+    const metadata = { account_id: account.id, purpose: 'top_up' };
+    const session = await call(() =>
+      this.stripe.checkout.sessions.create({
+        mode: 'payment',
+        customer: customer.customerId,
+        client_reference_id: account.id,
+        line_items: [{ quantity: 1, price_data: { currency: this.rates.currency, unit_amount: amountMinor, product_data: { name: `${formatCredits(creditsMicros)} credits` } } }],
+        payment_intent_data: { setup_future_usage: 'off_session', metadata },
+        metadata,
+        success_url: urls.successUrl,
+        cancel_url: urls.cancelUrl,
+      }),
+    );
+    await this.store.createPayment({ accountId: account.id, kind: 'top_up', status: 'pending', currency: this.rates.currency, amountMinor, creditsMicros, checkoutSessionId: session.id });
+    return urlOf(session.url);
+  }
+
+  /** A Checkout Session in subscription mode for a paid tier with a configured price. */
+  async startSubscription(account: Account, tier: string, urls: ReturnUrls): Promise<string> {
+    const price = this.config.prices[tier];
+    if (!price) throw new Refusal('plan_needs_operator');
+    const customer = await this.customerOf(account);
+    const session = await call(() =>
+      this.stripe.checkout.sessions.create({
+        mode: 'subscription',
+        customer: customer.customerId,
+        client_reference_id: account.id,
+        line_items: [{ price, quantity: 1 }],
+        subscription_data: { metadata: { account_id: account.id } },
+        metadata: { account_id: account.id, purpose: 'subscription' },
+        success_url: urls.successUrl,
+        cancel_url: urls.cancelUrl,
+      }),
+    );
+    return urlOf(session.url);
+  }
+
+  async openPortal(account: Account, returnUrl: string): Promise<string> {
+    const customer = await this.customerOf(account);
+    const session = await call(() => this.stripe.billingPortal.sessions.create({ customer: customer.customerId, return_url: returnUrl }));
+    return session.url;
+  }
+
+  /** The account's Stripe customer, created once (the idempotency key holds against a race). */
+  private async customerOf(account: Account): Promise<StripeCustomer> {
+    const known = await this.store.findStripeCustomer(account.id);
+    if (known) return known;
+    const customer = await call(() =>
+      this.stripe.customers.create({ email: account.email, metadata: { account_id: account.id } }, { idempotencyKey: `lmgate-customer-${account.id}` }),
+    );
+    return this.store.saveStripeCustomer(account.id, customer.id);
+  }
+}
+
+/** A Stripe call; its failure is the payment provider's, with the original kept as cause. */
+export async function call<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (err) {
+    throw new PaymentProviderError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+}
+
+function urlOf(url: string | null): string {
+  if (!url) throw new PaymentProviderError('Stripe returned a Checkout Session without a URL');
+  return url;
+}
