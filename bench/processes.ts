@@ -31,6 +31,12 @@ export function startServer(args: string[], env: NodeJS.ProcessEnv = {}): Promis
   });
 }
 
+/** Fails a benchmark whose server has exited under it, saying how it ended. */
+export function assertRunning(server: Server, name: string): void {
+  const { exitCode, signalCode } = server.child;
+  if (exitCode !== null || signalCode !== null) throw new Error(`${name} exited (${signalCode ?? `code ${exitCode}`}) during the run`);
+}
+
 // Linux's clock ticks for /proc times (sysconf(_SC_CLK_TCK)); 100 on every mainstream build.
 const TICKS_PER_SEC = 100;
 
@@ -40,4 +46,11 @@ export function cpuSeconds(pid: number): number {
   // Fields after the command name (which may hold spaces) start at state, field 3.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SEC; // utime, stime
+}
+
+/** A process's resident memory now (VmRSS) or at its peak so far (VmHWM), in bytes, from /proc/<pid>/status. */
+export function memoryBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no ${field} for process ${pid}`);
+  return Number(match[1]) * 1024;
 }

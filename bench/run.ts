@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
 import { measureFirstChunk } from './first-chunk.js';
+import { scrapeMetrics } from './lmgate-metrics.js';
 import { cpuSeconds, hasTaskset, ROOT, startServer, type Server } from './processes.js';
 import { createKey, writeConfig } from './setup.js';
 import { BENCH_REDIS_URL, createBenchDatabase, flushBenchRedis, printShared, sharedGroup, type BenchDatabase } from './shared.js';
@@ -218,13 +218,8 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
 }
 
 async function usageWrites(lmgateUrl: string): Promise<{ seconds: number; records: number }> {
-  // A connection of its own: while wrk ran (spawnSync) this process could not see the
-  // server close a pooled one after its keep-alive timeout, and would write into it.
-  const agent = new Agent();
-  const text = await (await request(`${lmgateUrl}/metrics`, { dispatcher: agent })).body.text().finally(() => agent.close());
-  const lines = text.split('\n');
-  const value = (name: string): number => Number(lines.find((line) => line.startsWith(`${name} `))?.slice(name.length + 1));
-  return { seconds: value('lmgate_usage_write_seconds_sum'), records: value('lmgate_usage_records_written_total') };
+  const sample = await scrapeMetrics(lmgateUrl);
+  return { seconds: sample('lmgate_usage_write_seconds_sum'), records: sample('lmgate_usage_records_written_total') };
 }
 
 function printUpstream({ rows, usageWriteUsPerRecord }: UpstreamFigures): void {

@@ -1,6 +1,7 @@
 // What every benchmark of lmgate starts from: a config with limits far above what the
-// benchmark reaches (checked, never hit), the demo echo model and a priced upstream model on
-// the mock server; and an account with a key, made by the CLI of the checkout measured.
+// benchmark reaches (checked, never hit), the demo echo model and two priced upstream models
+// on the mock server (bench-slow streams slowly); and an account with a key, made by the CLI
+// of the checkout measured.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,9 @@ export function writeConfig(dataDir: string, mockUrl: string): NodeJS.ProcessEnv
       '  bench-upstream:',
       '    price: { input: 0.2, output: 0.6 }',
       `    deployments: [{ url: "${mockUrl}/v1", model: bench-model, max_concurrent: 100000 }]`,
+      '  bench-slow:',
+      '    price: { input: 0.2, output: 0.6 }',
+      `    deployments: [{ url: "${mockUrl}/v1", model: bench-slow-model, max_concurrent: 100000 }]`,
     ].join('\n'),
   );
   return { LMGATE_CONFIG: configPath, LMGATE_DATA_DIR: dataDir, LMGATE_PORT: '0' };

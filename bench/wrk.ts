@@ -1,7 +1,7 @@
 // wrk (Debian's package) as the load generator: microsecond latency percentiles, and a
 // fraction of the CPU per request a Node load generator needs, so on a 2-core machine the
 // servers, not the load generator, set the pace.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasTaskset, LOAD_CORE } from './processes.js';
@@ -18,6 +18,8 @@ export interface WrkFigures {
 export interface WrkRun {
   url: string;
   body: string;
+  /** When given, requests alternate between body and this one. */
+  alternateBody?: string;
   headers: Record<string, string>;
   connections: number;
   durationSec: number;
@@ -26,19 +28,51 @@ export interface WrkRun {
 }
 
 export function wrk(run: WrkRun): WrkFigures {
+  const [command, argv] = commandLine(run);
+  const result = spawnSync(command, argv, { encoding: 'utf8' });
+  if (result.error || result.status !== 0) throw new Error(`wrk failed (apt-get install wrk): ${result.error?.message ?? result.stderr}`);
+  return parse(result.stdout);
+}
+
+/** wrk in the background, for a run this process watches while it lasts; `signal` stops it. */
+export function wrkInBackground(run: WrkRun, signal: AbortSignal): Promise<WrkFigures> {
+  const [command, argv] = commandLine(run);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], signal });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (data: Buffer) => (out += data.toString()));
+  child.stderr.on('data', (data: Buffer) => (err += data.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', (error) => reject(new Error(`wrk failed (apt-get install wrk): ${error.message}`)));
+    child.on('exit', (code) => (code === 0 ? resolve(parse(out)) : reject(new Error(`wrk exited with ${code}: ${err}`))));
+  });
+}
+
+/** Writes the request script and gives the command line, wrk pinned to the load core. */
+function commandLine(run: WrkRun): [string, string[]] {
   const script = join(run.scriptDir, 'post.lua');
+  const bodies = run.alternateBody === undefined ? [run.body] : [run.body, run.alternateBody];
   writeFileSync(
     script,
     [
       'wrk.method = "POST"',
       `wrk.body = ${JSON.stringify(run.body)}`,
       ...Object.entries(run.headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
+      // A request() function costs wrk a Lua call per request: only when bodies alternate.
+      ...(bodies.length === 1
+        ? []
+        : [
+            `local bodies = { ${bodies.map((body) => JSON.stringify(body)).join(', ')} }`,
+            'local sent = 0',
+            'request = function()',
+            '  sent = sent + 1',
+            '  return wrk.format(nil, nil, nil, bodies[sent % #bodies + 1])',
+            'end',
+          ]),
     ].join('\n'),
   );
   const argv = ['-t1', `-c${run.connections}`, `-d${run.durationSec}s`, '--latency', '-s', script, run.url];
-  const result = spawnSync(hasTaskset ? 'taskset' : 'wrk', hasTaskset ? ['-c', LOAD_CORE, 'wrk', ...argv] : argv, { encoding: 'utf8' });
-  if (result.error || result.status !== 0) throw new Error(`wrk failed (apt-get install wrk): ${result.error?.message ?? result.stderr}`);
-  return parse(result.stdout);
+  return hasTaskset ? ['taskset', ['-c', LOAD_CORE, 'wrk', ...argv]] : ['wrk', argv];
 }
 
 function parse(out: string): WrkFigures {

@@ -26,6 +26,7 @@ import { billingSubscriptionRoute } from './http/routes/billing-subscription.js'
 import { AccountLimits } from './limits/account-limits.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ModelCatalog } from './models/catalog.js';
+import { EventLoopDelay } from './observability/event-loop.js';
 import { Metrics } from './observability/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
@@ -92,6 +93,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
   const metrics = new Metrics();
+  const eventLoopDelay = new EventLoopDelay();
+  metrics.watchEventLoop(eventLoopDelay);
   const admission = deps.shared?.admission ?? memoryAdmission(store, (err) => app.log.error({ err }, 'usage flush failed'));
   metrics.watchUsageQueue(() => admission.pendingUsage);
   metrics.watchMode(deps.shared && (() => deps.shared!.admission.health()));
@@ -177,6 +180,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('inFlight', services.inFlight);
   app.decorate('payments', payments);
   app.addHook('onReady', async () => {
+    eventLoopDelay.start();
     await changeFeed.start();
     await deps.shared?.changes.subscribe(applyChange);
     await admission.start();
@@ -195,6 +199,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     cancelDrain();
     clearInterval(idleSweep);
     clearInterval(flushTimer);
+    eventLoopDelay.stop();
     await changeFeed.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), admission.close(), services.catalog.close()]);

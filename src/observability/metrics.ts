@@ -1,10 +1,12 @@
 // Prometheus metrics (prom-client), one registry per app. Per upstream deployment: attempts
 // by outcome, time to first byte, requests in flight and circuit state; for usage records,
-// the time each batch took to write, the records written and the records waiting. The
-// request path only adds to plain numbers (a prom-client observation hashes its labels each
-// time); everything becomes Prometheus samples when scraped.
+// the time each batch took to write, the records written and the records waiting; and the
+// event loop's delay (event-loop.ts). The request path only adds to plain numbers (a
+// prom-client observation hashes its labels each time); everything becomes Prometheus
+// samples when scraped.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric, type MetricValueWithName } from 'prom-client';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
+import type { EventLoopDelay } from './event-loop.js';
 import type { CappedCharge } from '../store/store.js';
 import type { AttemptOutcome, Deployment, DeploymentObserver } from '../models/upstream/deployment.js';
 
@@ -146,6 +148,31 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
       registers: [this.registry],
       collect() {
         this.set(shared().unsettled);
+      },
+    });
+  }
+
+  /** lmgate_event_loop_delay_seconds by quantile, and its maximum, over delay's window. */
+  watchEventLoop(delay: EventLoopDelay): void {
+    const help = 'How late the event loop ran a timer due every millisecond, over the last one to two minutes';
+    new Gauge({
+      name: 'lmgate_event_loop_delay_seconds',
+      help: `${help}, by quantile.`,
+      labelNames: ['quantile'],
+      registers: [this.registry],
+      collect() {
+        const { p50Sec, p90Sec, p99Sec } = delay.snapshot();
+        this.set({ quantile: '0.5' }, p50Sec);
+        this.set({ quantile: '0.9' }, p90Sec);
+        this.set({ quantile: '0.99' }, p99Sec);
+      },
+    });
+    new Gauge({
+      name: 'lmgate_event_loop_delay_max_seconds',
+      help: `${help}: the longest.`,
+      registers: [this.registry],
+      collect() {
+        this.set(delay.snapshot().maxSec);
       },
     });
   }
