@@ -4,13 +4,21 @@
 // which of many instances charges; the credits arrive by webhook like any payment.
 import type Stripe from 'stripe';
 import type { Admission } from '../billing/admission.js';
-import type { Store } from '../store/store.js';
+import type { AutoRecharge, Store } from '../store/store.js';
 import type { CurrencyRates } from './currency.js';
+
+/**
+ * How long an account's settings are trusted without a store read. Every answer asks for a
+ * check, and most accounts have no auto-recharge: the store is read once a while per
+ * account, not once per request. Settings saved on another instance apply after this.
+ */
+const SETTINGS_TTL_MS = 30_000;
 
 export class AutoRechargeWatch {
   /** The check running per account; a spend during it asks for one more after it. */
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  private readonly settings = new Map<string, { value: AutoRecharge | undefined; readAtMs: number }>();
 
   constructor(
     private readonly stripe: Stripe,
@@ -35,20 +43,37 @@ export class AutoRechargeWatch {
     this.running.set(accountId, check);
   }
 
+  /** The account's settings changed (saved here, or claimed, re-armed, turned off): read them again. */
+  forget(accountId: string): void {
+    this.settings.delete(accountId);
+  }
+
   /** Resolves once no check is running (tests, and a clean shutdown). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.all(this.running.values());
   }
 
+  private async settingsOf(accountId: string): Promise<AutoRecharge | undefined> {
+    const cached = this.settings.get(accountId);
+    if (cached && Date.now() - cached.readAtMs < SETTINGS_TTL_MS) return cached.value;
+    const value = await this.store.findAutoRecharge(accountId);
+    this.settings.set(accountId, { value, readAtMs: Date.now() });
+    return value;
+  }
+
   private async check(accountId: string): Promise<void> {
-    const settings = await this.store.findAutoRecharge(accountId);
+    const settings = await this.settingsOf(accountId);
     if (!settings?.enabled) return;
     const { balanceMicros, reservedMicros } = await this.admission.snapshot(accountId);
     if (balanceMicros - reservedMicros >= settings.thresholdMicros) {
-      if (!settings.armed) await this.store.rearmAutoRecharge(accountId);
+      if (!settings.armed) {
+        await this.store.rearmAutoRecharge(accountId);
+        this.forget(accountId);
+      }
       return;
     }
     if (!settings.armed) return;
+    this.forget(accountId);
     const sequence = await this.store.claimAutoRecharge(accountId);
     if (sequence === undefined) return;
     try {

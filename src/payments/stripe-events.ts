@@ -38,7 +38,7 @@ export class StripeEvents {
   /** A verified event as delivered: applied once, or recognised as seen before. */
   receive(event: Stripe.Event): Promise<EventOutcome> {
     return this.commands.applyPayment(async (tx) => {
-      const account = await this.accountOf(tx, event);
+      const account = await this.lockedAccountOf(tx, event);
       const isNew = await tx.recordStripeEvent({
         id: event.id,
         type: event.type,
@@ -57,7 +57,7 @@ export class StripeEvents {
   replay(record: { payload: string }): Promise<void> {
     const event = JSON.parse(record.payload) as Stripe.Event;
     return this.commands.applyPayment(async (tx) => {
-      const account = await this.accountOf(tx, event);
+      const account = await this.lockedAccountOf(tx, event);
       return { result: undefined, changes: account ? await this.apply({ tx, account, event, changes: [] }) : [] };
     });
   }
@@ -264,6 +264,18 @@ export class StripeEvents {
   private graceUntil(account: Account, failedAtUnixSec: number): string {
     if (account.subscriptionStatus === 'past_due' && account.subscriptionGraceUntil) return account.subscriptionGraceUntil;
     return isoOf(failedAtUnixSec + this.config.payments.stripe!.grace_days * DAY_SEC);
+  }
+
+  /**
+   * The event's account, its row locked for the rest of the transaction and read after the
+   * lock: the events of one account apply one at a time, each on the state the one before
+   * left (two partial refunds at once must not both start from the old refunded amount).
+   */
+  private async lockedAccountOf(tx: Store, event: Stripe.Event): Promise<Account | undefined> {
+    const found = await this.accountOf(tx, event);
+    if (!found) return undefined;
+    await tx.lockAccount(found.id);
+    return tx.findAccount(found.id);
   }
 
   /** The account an event is about: named in its metadata, or found by its customer or payment. */

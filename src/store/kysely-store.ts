@@ -248,6 +248,11 @@ export class KyselyStore implements Store {
     return payments.saveStripeCustomer(this.db, accountId, customerId);
   }
 
+  async lockAccount(accountId: string): Promise<void> {
+    if (!this.inTransaction) throw new Error('lockAccount holds a lock only inside a transaction');
+    await this.sqlDialect.lockBalances(this.db, [accountId]);
+  }
+
   applySubscriptionState(accountId: string, state: SubscriptionState, atUnixSec: number): Promise<Account | undefined> {
     return this.write((trx) => payments.applySubscriptionState(trx, this.sqlDialect, accountId, state, atUnixSec));
   }

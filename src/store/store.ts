@@ -334,6 +334,11 @@ export interface Store {
    * a newer one was applied already (then undefined). Records an account change event.
    */
   applySubscriptionState(accountId: string, state: SubscriptionState, atUnixSec: number): Promise<Account | undefined>;
+  /**
+   * Inside `transaction`: holds the account's row until the transaction ends, so writes
+   * about one account (its payment events) take turns; NotFoundInStoreError if it is gone.
+   */
+  lockAccount(accountId: string): Promise<void>;
 
   createPayment(payment: NewPayment): Promise<Payment>;
   findPayment(ref: PaymentRef): Promise<Payment | undefined>;

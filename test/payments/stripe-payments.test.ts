@@ -220,6 +220,23 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     await expectBooksBalance(t.store, [accountId]);
   });
 
+  it('two partial refunds of one charge delivered at once take back their cumulative share, once', async () => {
+    const { accountId, session, paid } = await startTopUp(1000);
+    await deliver(t.origin, paid);
+    const charge = { id: id('ch'), object: 'charge', payment_intent: session.payment_intent, amount: 1000, refunded: false, customer: session.customer, receipt_url: null };
+    // Stripe's amount_refunded is cumulative: 300, then 500 in all. Each event applies only
+    // what it adds to what was applied before it, whichever is applied first.
+    const first = stripeEvent('charge.refunded', { ...charge, amount_refunded: 300 });
+    const second = stripeEvent('charge.refunded', { ...charge, amount_refunded: 500 });
+    const answers = await Promise.all([first, second, first, second].map((event) => deliver(t.origin, event)));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200]);
+    expect(await t.store.balanceOf(accountId)).toBe(credits(10));
+    const refunds = (await t.store.listLedger(accountId)).filter((entry) => entry.kind === 'refund');
+    expect(refunds.reduce((sum, entry) => sum + entry.amountMicros, 0)).toBe(-credits(10));
+    expect((await t.store.findPayment({ checkoutSessionId: String(session.id) }))!.refundedMinor).toBe(500);
+    await expectBooksBalance(t.store, [accountId]);
+  });
+
   it('opens the Billing Portal for the customer and answers its URL', async () => {
     const browser = new DashboardClient(t);
     await browser.signUp();

@@ -107,6 +107,7 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     const { amountMinor } = request.body;
     if (amountMinor < minMinor || amountMinor > maxMinor) throw new ValidationError({ amountMinor: [`must be from ${minMinor} to ${maxMinor}`] });
     const settings = await store.setAutoRecharge(account.id, request.body);
+    enabled().autoRecharge.forget(account.id);
     return { enabled: settings.enabled, thresholdMicros: settings.thresholdMicros, amountMinor: settings.amountMinor, notice: settings.notice };
   });
 }
