@@ -31,6 +31,8 @@ export function PlansPage() {
   const ledger = useApiData<Ledger>(`/ledger?limit=${LEDGER_LIMIT}`);
   const options = useApiData<PaymentOptions>('/payments/options');
   const payments = enabledPayments(options.data);
+  // Plans change in Stripe's portal while a paid subscription runs, so it is not left billing.
+  const subscribed = payments !== null && plans.data?.subscriptionStatus === 'active' && plans.data.plans.some((plan) => plan.current && plan.subscription);
   const paymentList = useApiData<Payments>(payments === null ? null : '/payments');
   const { updateAccount } = useSession();
   const [switching, setSwitching] = useState<Plan | null>(null);
@@ -72,7 +74,7 @@ export function PlansPage() {
         ) : (
           <div className="plan-grid">
             {plans.data.plans.map((plan) => (
-              <PlanCard key={plan.name} plan={plan} payments={payments} onSwitch={() => setSwitching(plan)} />
+              <PlanCard key={plan.name} plan={plan} payments={payments} subscribed={subscribed} onSwitch={() => setSwitching(plan)} />
             ))}
           </div>
         )}
@@ -161,7 +163,15 @@ function enabledPayments(options: PaymentOptions | undefined): EnabledPayments |
   return { currency, minorPerUnit, creditsMicrosPerUnit, minMinor, maxMinor, presetsMinor: options.presetsMinor, subscribable: options.subscribable };
 }
 
-function PlanCard({ plan, payments, onSwitch }: { plan: Plan; payments: EnabledPayments | null; onSwitch(): void }) {
+interface PlanCardProps {
+  plan: Plan;
+  payments: EnabledPayments | null;
+  /** On a paid plan through Stripe. */
+  subscribed: boolean;
+  onSwitch(): void;
+}
+
+function PlanCard({ plan, ...action }: PlanCardProps) {
   const titleId = `plan-${plan.name}`;
   return (
     <article className={`card plan ${plan.current ? 'is-current' : ''}`} aria-labelledby={titleId}>
@@ -197,16 +207,17 @@ function PlanCard({ plan, payments, onSwitch }: { plan: Plan; payments: EnabledP
         </ul>
       </div>
       <div className="plan-action">
-        <PlanAction plan={plan} payments={payments} onSwitch={onSwitch} />
+        <PlanAction plan={plan} {...action} />
       </div>
     </article>
   );
 }
 
-function PlanAction({ plan, payments, onSwitch }: { plan: Plan; payments: EnabledPayments | null; onSwitch(): void }) {
+function PlanAction({ plan, payments, subscribed, onSwitch }: PlanCardProps) {
   if (plan.current) {
     return plan.subscription && payments !== null ? <StripeButton label="Manage subscription" path="/payments/portal" /> : <p className="muted">This is your plan.</p>;
   }
+  if (subscribed) return <p className="muted">To change to this plan, first cancel your subscription under Manage subscription.</p>;
   if (plan.selfService) {
     return (
       <button type="button" className="button primary" onClick={onSwitch}>
