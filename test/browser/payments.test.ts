@@ -119,6 +119,7 @@ describe('billing with payments', () => {
     await page.getByRole('status').getByText('You are now subscribed to the Pro plan.').waitFor({ timeout: 15_000 });
     await plan('Pro').getByText('Current plan').waitFor();
     expect(await plan('Free').getByText('Current plan').count()).toBe(0);
+    expect(await plan('Free').innerText()).toContain('first cancel your subscription under Manage subscription');
     await page.getByRole('main').getByTestId('balance').getByText('25.00').waitFor();
     const row = page.getByTestId('payments').getByRole('row', { name: /Subscription/ });
     await row.waitFor();
