@@ -1,6 +1,7 @@
 // The Billing and Models pages in Chromium: a code made with `lmgate codes create` is
 // redeemed and the balance grows, a free plan is chosen after confirming, paid plans
-// point to the operator, and the tier's models are listed with their prices.
+// point to the operator (payments are off here), and the tier's models are listed with
+// their prices. With payments on: payments.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -95,6 +96,10 @@ describe('billing', () => {
     expect(await plan('Pro').innerText()).toContain('25.00 credits included every month');
     expect(await plan('Pro').innerText()).toContain('Contact the operator to subscribe to this plan.');
     expect(await plan('Pro').getByRole('button').count()).toBe(0);
+    // Without payments.stripe, nothing of Stripe's is offered.
+    await page.getByTestId('ledger').or(page.getByText('No changes yet.')).waitFor();
+    for (const name of ['Add credits', 'Auto-recharge', 'Payments']) expect(await page.getByRole('heading', { name, exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Subscribe|Manage subscription|Pay/ }).count()).toBe(0);
     expect(await plan('Hobby').innerText()).toMatch(/Requests per minute\s*120/);
     await screenshot('billing-plans');
 

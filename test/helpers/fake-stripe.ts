@@ -107,6 +107,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // Checkout and the Billing Portal are pages at Stripe: a browser lands on them.
+    const hosted = req.method === 'GET' ? /^\/(checkout|portal)\/([\w-]+)$/.exec(req.url ?? '') : null;
+    if (hosted) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><link rel="icon" href="data:,"><title>Fake Stripe ${hosted[1]}</title><h1>Fake Stripe ${hosted[1]}</h1><p>${hosted[2]}</p>`);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

@@ -83,7 +83,10 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     expect(entry!.reason).toContain(String(session.payment_intent));
 
     const list = await browser.get('/payments');
-    expect(list.body.payments).toEqual([expect.objectContaining({ kind: 'top_up', status: 'paid', amountMinor: 1000, creditsMicros: credits(20) })]);
+    expect(list.body.payments).toEqual([expect.objectContaining({ kind: 'top_up', status: 'paid', amountMinor: 1000, creditsMicros: credits(20), checkoutSessionId: session.id })]);
+    expect((await browser.get('/payments/options')).body).toMatchObject({ enabled: true, currency: 'usd', minorPerUnit: 100, creditsMicrosPerUnit: credits(2), presetsMinor: [1000, 2500] });
+    // Checkout comes back to the Billing page, which waits there for this webhook.
+    expect(new URL(String(session.success_url)).pathname).toBe('/billing/plans');
     await expectBooksBalance(t.store, [accountId]);
 
     // The operator's CLI lists it, and replaying the stored event credits nothing more.

@@ -1,7 +1,7 @@
 // How numbers, money and dates look to people. The API speaks integer micro-credits and
 // ISO 8601 UTC; only this module turns them into text.
 
-const MICROS_PER_CREDIT = 1_000_000;
+export const MICROS_PER_CREDIT = 1_000_000;
 
 const wholeCredits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const smallCredits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
@@ -78,4 +78,35 @@ const LEDGER_KINDS: Record<string, string> = {
 /** A ledger entry's kind in words; kinds added later still read sensibly. */
 export function formatLedgerKind(kind: string): string {
   return LEDGER_KINDS[kind] ?? formatPlanName(kind.replace(/_/g, ' '));
+}
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+function moneyFormat(currency: string): Intl.NumberFormat {
+  let format = moneyFormats.get(currency);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
+    moneyFormats.set(currency, format);
+  }
+  return format;
+}
+
+/** Minor units per unit of a currency as Stripe counts them: 100 for USD, 1 for JPY. */
+function minorPerUnit(currency: string): number {
+  return 10 ** (moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2);
+}
+
+/** Stripe's integer minor units as money: 1000 USD → "$10.00". */
+export function formatMoney(amountMinor: number, currency: string): string {
+  return moneyFormat(currency).format(amountMinor / minorPerUnit(currency));
+}
+
+const PAYMENT_KINDS: Record<string, string> = {
+  top_up: 'Top-up',
+  subscription: 'Subscription',
+  auto_recharge: 'Auto-recharge',
+};
+
+/** A payment's kind in words; kinds added later still read sensibly. */
+export function formatPaymentKind(kind: string): string {
+  return PAYMENT_KINDS[kind] ?? formatPlanName(kind.replace(/_/g, ' '));
 }

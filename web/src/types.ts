@@ -132,3 +132,59 @@ export interface Redemption {
   creditedMicros: number;
   balanceMicros: number;
 }
+
+/** /payments/options: without payments.stripe, `enabled` is false and the rest is empty. */
+export interface PaymentOptions {
+  enabled: boolean;
+  currency: string | null;
+  minorPerUnit: number | null;
+  creditsMicrosPerUnit: number | null;
+  presetsMinor: number[];
+  minMinor: number | null;
+  maxMinor: number | null;
+  /** Paid plans that can be subscribed to through Stripe Checkout. */
+  subscribable: string[];
+}
+
+/** What payments are when they are on. */
+export interface EnabledPayments {
+  currency: string;
+  minorPerUnit: number;
+  creditsMicrosPerUnit: number;
+  presetsMinor: number[];
+  minMinor: number;
+  maxMinor: number;
+  subscribable: string[];
+}
+
+/** A Stripe page to send the browser to: Checkout or the Billing Portal. */
+export interface Redirect {
+  url: string;
+}
+
+export interface Payment {
+  id: string;
+  kind: string;
+  status: string;
+  currency: string;
+  /** In the currency's minor units (cents). */
+  amountMinor: number;
+  refundedMinor: number;
+  creditsMicros: number;
+  checkoutSessionId: string | null;
+  receiptUrl: string | null;
+  invoiceUrl: string | null;
+  createdAt: string;
+}
+
+export interface Payments {
+  payments: Payment[];
+}
+
+export interface AutoRecharge {
+  enabled: boolean;
+  thresholdMicros: number;
+  amountMinor: number;
+  /** Why it was turned off (a declined card), until the customer saves it again. */
+  notice: string | null;
+}

@@ -10,12 +10,14 @@ export interface ApiData<T> {
   setData(update: (current: T | undefined) => T | undefined): void;
 }
 
-export function useApiData<T>(path: string): ApiData<T> {
+/** A null path reads nothing (a section that is not there). */
+export function useApiData<T>(path: string | null): ApiData<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
+    if (path === null) return;
     let cancelled = false;
     setError(undefined);
     api<T>(path).then(

@@ -14,6 +14,8 @@ const Options = Type.Object({
   enabled: Type.Boolean(),
   currency: Nullable(Type.String()),
   minorPerUnit: Nullable(Type.Integer()),
+  /** What one unit of the currency buys, so the page can show what an amount adds. */
+  creditsMicrosPerUnit: Nullable(Type.Integer()),
   presetsMinor: Type.Array(Type.Integer()),
   minMinor: Nullable(Type.Integer()),
   maxMinor: Nullable(Type.Integer()),
@@ -30,6 +32,8 @@ const PaymentView = Type.Object({
   amountMinor: Type.Integer(),
   refundedMinor: Type.Integer(),
   creditsMicros: Type.Integer(),
+  /** The return page waits for its own Checkout Session's payment. */
+  checkoutSessionId: Nullable(Type.String()),
   receiptUrl: Nullable(Type.String()),
   invoiceUrl: Nullable(Type.String()),
   createdAt: Type.String(),
@@ -56,12 +60,13 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
 
   dashboard.get('/payments/options', { schema: { response: { 200: Options } } }, async () => {
     const payments = services.payments;
-    if (!payments) return { enabled: false, currency: null, minorPerUnit: null, presetsMinor: [], minMinor: null, maxMinor: null, subscribable: [] };
+    if (!payments) return { enabled: false, currency: null, minorPerUnit: null, creditsMicrosPerUnit: null, presetsMinor: [], minMinor: null, maxMinor: null, subscribable: [] };
     const bounds = payments.checkout.topUpBounds;
     return {
       enabled: true,
       currency: payments.rates.currency,
       minorPerUnit: payments.rates.minorPerUnit,
+      creditsMicrosPerUnit: payments.rates.creditsMicrosOf(payments.rates.minorPerUnit),
       presetsMinor: bounds.presetsMinor,
       minMinor: bounds.minMinor,
       maxMinor: bounds.maxMinor,
@@ -121,6 +126,7 @@ function paymentView(payment: Payment) {
     amountMinor: payment.amountMinor,
     refundedMinor: payment.refundedMinor,
     creditsMicros: payment.creditsMicros,
+    checkoutSessionId: payment.checkoutSessionId,
     receiptUrl: payment.receiptUrl,
     invoiceUrl: payment.invoiceUrl,
     createdAt: payment.createdAt,
@@ -133,6 +139,6 @@ function originOf(request: FastifyRequest): string {
 
 /** The Billing page shows the outcome; Stripe fills in the session id. */
 function returnUrls(request: FastifyRequest, flow: 'top-up' | 'subscribe'): { successUrl: string; cancelUrl: string } {
-  const base = `${originOf(request)}/billing?flow=${flow}`;
+  const base = `${originOf(request)}/billing/plans?flow=${flow}`;
   return { successUrl: `${base}&checkout=success&session_id={CHECKOUT_SESSION_ID}`, cancelUrl: `${base}&checkout=canceled` };
 }

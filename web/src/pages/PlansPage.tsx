@@ -1,6 +1,8 @@
 // Billing: the plans (the current one marked; free ones switchable here, paid ones through
-// the operator), the balance with its ledger, and redeeming a code.
-import { useState, type FormEvent } from 'react';
+// Stripe when payments are on, else through the operator), the balance with its ledger,
+// and redeeming a code. With payments on, also adding credits, the payments made and
+// auto-recharge; Stripe's Checkout returns here with the outcome in the query.
+import { useCallback, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
 import { ConfirmAction } from '../components/ConfirmAction';
 import { Dialog } from '../components/Dialog';
@@ -12,8 +14,13 @@ import { TextField } from '../components/TextField';
 import { formatCredits, formatDateTime, formatLedgerKind, formatNumber, formatPlanName, formatWait } from '../format';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
-import type { Account, Ledger, Plan, Plans, Redemption } from '../types';
+import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, Plans, Redemption } from '../types';
 import { useApiData } from '../use-api-data';
+import { AddCredits } from './billing/AddCredits';
+import { AutoRechargeSettings } from './billing/AutoRechargeSettings';
+import { CheckoutReturn } from './billing/CheckoutReturn';
+import { PaymentList } from './billing/PaymentList';
+import { StripeButton } from './billing/StripeButton';
 
 const LEDGER_LIMIT = 50;
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
@@ -22,6 +29,11 @@ export function PlansPage() {
   usePageTitle('Billing');
   const plans = useApiData<Plans>('/plans');
   const ledger = useApiData<Ledger>(`/ledger?limit=${LEDGER_LIMIT}`);
+  const options = useApiData<PaymentOptions>('/payments/options');
+  const payments = enabledPayments(options.data);
+  // Plans change in Stripe's portal while a paid subscription runs, so it is not left billing.
+  const subscribed = payments !== null && plans.data?.subscriptionStatus === 'active' && plans.data.plans.some((plan) => plan.current && plan.subscription);
+  const paymentList = useApiData<Payments>(payments === null ? null : '/payments');
   const { updateAccount } = useSession();
   const [switching, setSwitching] = useState<Plan | null>(null);
   const [switched, setSwitched] = useState<string | null>(null);
@@ -39,9 +51,19 @@ export function PlansPage() {
     ledger.reload();
   }
 
+  const { reload: reloadPlans } = plans;
+  const { reload: reloadLedger } = ledger;
+  const { reload: reloadPaymentList } = paymentList;
+  const checkoutSettled = useCallback(() => {
+    reloadPlans();
+    reloadLedger();
+    reloadPaymentList();
+  }, [reloadPlans, reloadLedger, reloadPaymentList]);
+
   return (
     <>
       <PageHeader title="Billing" description="Your plan, your credits and where they went." />
+      {payments === null ? null : <CheckoutReturn onSettled={checkoutSettled} />}
       <section aria-labelledby="plans-title" className="section">
         <h2 id="plans-title" className="section-title">
           Plans
@@ -52,7 +74,7 @@ export function PlansPage() {
         ) : (
           <div className="plan-grid">
             {plans.data.plans.map((plan) => (
-              <PlanCard key={plan.name} plan={plan} onSwitch={() => setSwitching(plan)} />
+              <PlanCard key={plan.name} plan={plan} payments={payments} subscribed={subscribed} onSwitch={() => setSwitching(plan)} />
             ))}
           </div>
         )}
@@ -71,8 +93,17 @@ export function PlansPage() {
           </p>
           <p className="muted">Requests are paid from this balance, by the tokens they read and write.</p>
         </section>
-        <RedeemCode onRedeemed={redeemed} />
+        {payments === null ? <RedeemCode onRedeemed={redeemed} /> : <AddCredits payments={payments} />}
       </div>
+      {payments === null ? null : (
+        <>
+          <div className="grid two section">
+            <AutoRechargeSettings payments={payments} />
+            <RedeemCode onRedeemed={redeemed} />
+          </div>
+          <PaymentList payments={paymentList} />
+        </>
+      )}
 
       <section className="card flush section" aria-labelledby="ledger-title">
         <div className="card-head">
@@ -125,7 +156,22 @@ export function PlansPage() {
   );
 }
 
-function PlanCard({ plan, onSwitch }: { plan: Plan; onSwitch(): void }) {
+function enabledPayments(options: PaymentOptions | undefined): EnabledPayments | null {
+  if (options?.enabled !== true) return null;
+  const { currency, minorPerUnit, creditsMicrosPerUnit, minMinor, maxMinor } = options;
+  if (currency === null || minorPerUnit === null || creditsMicrosPerUnit === null || minMinor === null || maxMinor === null) return null;
+  return { currency, minorPerUnit, creditsMicrosPerUnit, minMinor, maxMinor, presetsMinor: options.presetsMinor, subscribable: options.subscribable };
+}
+
+interface PlanCardProps {
+  plan: Plan;
+  payments: EnabledPayments | null;
+  /** On a paid plan through Stripe. */
+  subscribed: boolean;
+  onSwitch(): void;
+}
+
+function PlanCard({ plan, ...action }: PlanCardProps) {
   const titleId = `plan-${plan.name}`;
   return (
     <article className={`card plan ${plan.current ? 'is-current' : ''}`} aria-labelledby={titleId}>
@@ -161,18 +207,28 @@ function PlanCard({ plan, onSwitch }: { plan: Plan; onSwitch(): void }) {
         </ul>
       </div>
       <div className="plan-action">
-        {plan.current ? (
-          <p className="muted">This is your plan.</p>
-        ) : plan.selfService ? (
-          <button type="button" className="button primary" onClick={onSwitch}>
-            Switch to {formatPlanName(plan.name)}
-          </button>
-        ) : (
-          <p className="muted">Contact the operator to subscribe to this plan.</p>
-        )}
+        <PlanAction plan={plan} {...action} />
       </div>
     </article>
   );
+}
+
+function PlanAction({ plan, payments, subscribed, onSwitch }: PlanCardProps) {
+  if (plan.current) {
+    return plan.subscription && payments !== null ? <StripeButton label="Manage subscription" path="/payments/portal" /> : <p className="muted">This is your plan.</p>;
+  }
+  if (subscribed) return <p className="muted">To change to this plan, first cancel your subscription under Manage subscription.</p>;
+  if (plan.selfService) {
+    return (
+      <button type="button" className="button primary" onClick={onSwitch}>
+        Switch to {formatPlanName(plan.name)}
+      </button>
+    );
+  }
+  if (payments?.subscribable.includes(plan.name) === true) {
+    return <StripeButton label={`Subscribe to ${formatPlanName(plan.name)}`} path="/payments/subscribe" body={{ tier: plan.name }} primary />;
+  }
+  return <p className="muted">Contact the operator to subscribe to this plan.</p>;
 }
 
 function ConfirmSwitch({ plan, onSwitched, onCancel }: { plan: Plan; onSwitched(account: Account): void; onCancel(): void }) {
