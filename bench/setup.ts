@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './processes.js';
+import { ROOT, startServer, type Server } from './processes.js';
 
 export function writeConfig(dataDir: string, mockUrl: string): NodeJS.ProcessEnv {
   const configPath = join(dataDir, 'lmgate.yaml');
@@ -39,4 +39,19 @@ export function createKey(env: NodeJS.ProcessEnv, checkout: string = ROOT): stri
   };
   const account = JSON.parse(cli('accounts', 'create', '--email', 'bench@lmgate.local', '--credits', '1000000')) as { id: string };
   return (JSON.parse(cli('keys', 'create', account.id, '--name', 'bench')) as { secret: string }).secret;
+}
+
+/**
+ * The mock upstream and lmgate configured for it, each started into `servers` (to stop
+ * them, even when a later step fails), with the headers of a key: what the load benches
+ * that measure lmgate alone start from.
+ */
+export async function startMockAndLmgate(dataDir: string, servers: Server[]): Promise<{ lmgate: Server; headers: Record<string, string> }> {
+  const mock = await startServer(['--import', 'tsx', 'bench/mock-upstream.ts']);
+  servers.push(mock);
+  const env = writeConfig(dataDir, mock.url);
+  const headers = { authorization: `Bearer ${createKey(env)}`, 'content-type': 'application/json' };
+  const lmgate = await startServer(['bin/lmgate.js', 'serve'], env);
+  servers.push(lmgate);
+  return { lmgate, headers };
 }

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventLoopDelay, scrapeMetrics, type EventLoopDelayMs } from './lmgate-metrics.js';
-import { assertRunning, hasTaskset, memoryBytes, ROOT, startServer, type Server } from './processes.js';
-import { createKey, writeConfig } from './setup.js';
+import { assertRunning, hasTaskset, memoryBytes, ROOT, type Server } from './processes.js';
+import { startMockAndLmgate } from './setup.js';
 import { wrkInBackground } from './wrk.js';
 
 const SOAK_SEC = Number(process.env.BENCH_SOAK_SEC ?? 600);
@@ -41,12 +41,7 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   const stopLoad = new AbortController();
   try {
-    const mock = await startServer(['--import', 'tsx', 'bench/mock-upstream.ts']);
-    servers.push(mock);
-    const env = writeConfig(dataDir, mock.url);
-    const headers = { authorization: `Bearer ${createKey(env)}`, 'content-type': 'application/json' };
-    const lmgate = await startServer(['bin/lmgate.js', 'serve'], env);
-    servers.push(lmgate);
+    const { lmgate, headers } = await startMockAndLmgate(dataDir, servers);
     const pid = lmgate.child.pid!;
 
     const plain = JSON.stringify({ model: 'bench-upstream', messages: MESSAGES });

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { eventLoopDelay, scrapeMetrics } from './lmgate-metrics.js';
-import { assertRunning, cpuSeconds, hasTaskset, memoryBytes, ROOT, startServer, type Server } from './processes.js';
-import { createKey, writeConfig } from './setup.js';
+import { assertRunning, cpuSeconds, hasTaskset, memoryBytes, ROOT, type Server } from './processes.js';
+import { startMockAndLmgate } from './setup.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PEAK_TARGET_BYTES = 250e6;
@@ -31,12 +31,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-streams-'));
   const servers: Server[] = [];
   try {
-    const mock = await startServer(['--import', 'tsx', 'bench/mock-upstream.ts']);
-    servers.push(mock);
-    const env = writeConfig(dataDir, mock.url);
-    const headers = { authorization: `Bearer ${createKey(env)}`, 'content-type': 'application/json' };
-    const lmgate = await startServer(['bin/lmgate.js', 'serve'], env);
-    servers.push(lmgate);
+    const { lmgate, headers } = await startMockAndLmgate(dataDir, servers);
     const pid = lmgate.child.pid!;
     const pool = new Pool(lmgate.url, { connections: STREAMS });
 

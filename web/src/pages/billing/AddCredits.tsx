@@ -3,9 +3,9 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../api';
 import { Notice } from '../../components/Notice';
-import { TextField } from '../../components/TextField';
 import { formatCredits, formatMoney } from '../../format';
 import type { EnabledPayments } from '../../types';
+import { MoneyField } from './MoneyField';
 import { goToStripe } from './stripe-redirect';
 
 export function AddCredits({ payments }: { payments: EnabledPayments }) {
@@ -48,22 +48,13 @@ export function AddCredits({ payments }: { payments: EnabledPayments }) {
             </button>
           ))}
         </div>
-        <TextField
-          label={`Amount (${currency.toUpperCase()})`}
+        <MoneyField
+          label="Amount"
           name="amount"
-          type="number"
-          inputMode="decimal"
-          min={minMinor / minorPerUnit}
-          max={maxMinor / minorPerUnit}
-          step={1 / minorPerUnit}
-          required
+          payments={payments}
           value={amount}
-          onChange={(e) => setAmount(e.target.value)}
-          hint={
-            valid
-              ? `Adds ${formatCredits(creditsOf(amountMinor, payments))} credits.`
-              : `From ${formatMoney(minMinor, currency)} to ${formatMoney(maxMinor, currency)}.`
-          }
+          onChange={setAmount}
+          hint={valid ? `Adds ${formatCredits(creditsOf(amountMinor, payments))} credits.` : undefined}
         />
         {error === null ? null : <Notice tone="error">{error}</Notice>}
         <div>

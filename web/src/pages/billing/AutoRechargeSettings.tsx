@@ -5,8 +5,9 @@ import { api, ApiError } from '../../api';
 import { LoadState } from '../../components/LoadState';
 import { Notice } from '../../components/Notice';
 import { TextField } from '../../components/TextField';
-import { formatMoney, MICROS_PER_CREDIT } from '../../format';
+import { MICROS_PER_CREDIT } from '../../format';
 import type { AutoRecharge, EnabledPayments } from '../../types';
+import { MoneyField } from './MoneyField';
 import { useApiData } from '../../use-api-data';
 
 export function AutoRechargeSettings({ payments }: { payments: EnabledPayments }) {
@@ -26,7 +27,7 @@ export function AutoRechargeSettings({ payments }: { payments: EnabledPayments }
 }
 
 function AutoRechargeForm({ settings, payments, onSaved }: { settings: AutoRecharge; payments: EnabledPayments; onSaved(saved: AutoRecharge): void }) {
-  const { currency, minorPerUnit, minMinor, maxMinor } = payments;
+  const { minorPerUnit } = payments;
   const [enabled, setEnabled] = useState(settings.enabled);
   const [threshold, setThreshold] = useState(String(settings.thresholdMicros / MICROS_PER_CREDIT));
   const [amount, setAmount] = useState(String(settings.amountMinor / minorPerUnit));
@@ -71,20 +72,7 @@ function AutoRechargeForm({ settings, payments, onSaved }: { settings: AutoRecha
         onChange={(e) => setThreshold(e.target.value)}
         error={fields.thresholdMicros}
       />
-      <TextField
-        label={`Add (${currency.toUpperCase()})`}
-        name="recharge-amount"
-        type="number"
-        inputMode="decimal"
-        min={minMinor / minorPerUnit}
-        max={maxMinor / minorPerUnit}
-        step={1 / minorPerUnit}
-        required
-        value={amount}
-        onChange={(e) => setAmount(e.target.value)}
-        hint={`From ${formatMoney(minMinor, currency)} to ${formatMoney(maxMinor, currency)}.`}
-        error={fields.amountMinor}
-      />
+      <MoneyField label="Add" name="recharge-amount" payments={payments} value={amount} onChange={setAmount} error={fields.amountMinor} />
       {result === null ? null : <Notice tone={result.tone}>{result.text}</Notice>}
       <div>
         <button type="submit" className="button primary" disabled={busy}>
