@@ -1,5 +1,6 @@
 // Many deliveries at once: one event sent 20 times concurrently to two instances credits
-// once; many requests crossing an auto-recharge threshold charge the card once.
+// once; many requests crossing an auto-recharge threshold charge the card once, on one
+// instance or spread over two.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
@@ -34,20 +35,52 @@ describe('one event delivered 20 times at once across two instances', () => {
   });
 });
 
+/** 0.2 credits per prompt token: every request costs a few credits. */
+const pricedEcho = (fake: FakeStripe) => ({
+  payments: paymentsConfig(fake),
+  models: { 'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 200_000, output: 0 } } },
+  tiers: { free: { rpm: 1000, tpm: 1_000_000, concurrency: 64, models: ['*'] }, pro: { rpm: 1000, tpm: 1_000_000, concurrency: 64, models: ['*'], subscription: true, credits_month: 25 } },
+});
+const SPEND = { model: 'demo-echo', messages: [{ role: 'user' as const, content: 'spend some credits here please' }] };
+
+describe('auto-recharge across two instances', () => {
+  let fake: FakeStripe;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    fake = await startFakeStripe();
+    cluster = await startCluster(2, pricedEcho(fake));
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await fake?.close();
+  });
+
+  it('charges the card once when requests on both instances cross the threshold together', async () => {
+    const { account, apiKey } = await cluster.createAccount({ micros: 100 * MICROS_PER_CREDIT });
+    await cluster.store.saveStripeCustomer(account.id, id('cus'));
+    await cluster.store.setAutoRecharge(account.id, { enabled: true, thresholdMicros: 80 * MICROS_PER_CREDIT, amountMinor: 1000 });
+    const clients = cluster.instances.map((instance) => instance.client(apiKey));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2]!.chat.completions.create(SPEND)));
+    await fake.waitFor('/v1/payment_intents', 1);
+    for (const instance of cluster.instances) await instance.app.payments!.autoRecharge.idle();
+    // Both instances saw the crossing; the store's claim let one of them charge.
+    const intents = fake.requests.filter((r) => r.path === '/v1/payment_intents');
+    expect(intents).toHaveLength(1);
+    expect(intents[0]!.params).toMatchObject({ amount: '1000', off_session: 'true', metadata: { account_id: account.id, purpose: 'auto_recharge' } });
+    await cluster.flushUsage();
+    expect(await cluster.store.balanceOf(account.id)).toBeLessThan(80 * MICROS_PER_CREDIT);
+    await expectBooksBalance(cluster.store, [account.id]);
+  });
+});
+
 describe('auto-recharge', () => {
   let fake: FakeStripe;
   let t: TestApp;
 
   beforeAll(async () => {
     fake = await startFakeStripe();
-    t = await startApp({
-      overrides: {
-        payments: paymentsConfig(fake),
-        // 0.2 credits per prompt token: every request costs a few credits.
-        models: { 'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 200_000, output: 0 } } },
-        tiers: { free: { rpm: 1000, tpm: 1_000_000, concurrency: 64, models: ['*'] }, pro: { rpm: 1000, tpm: 1_000_000, concurrency: 64, models: ['*'], subscription: true, credits_month: 25 } },
-      },
-    });
+    t = await startApp({ overrides: pricedEcho(fake) });
   });
   afterAll(async () => {
     await t?.close();
@@ -70,7 +103,7 @@ describe('auto-recharge', () => {
     const { browser, accountId, client } = await customerWithAutoRecharge();
     const before = fake.requests.filter((r) => r.path === '/v1/payment_intents').length;
     await Promise.all(
-      Array.from({ length: 20 }, () => client.chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'spend some credits here please' }] })),
+      Array.from({ length: 20 }, () => client.chat.completions.create(SPEND)),
     );
     await fake.waitFor('/v1/payment_intents', before + 1);
     await t.app.payments!.autoRecharge.idle();
@@ -94,7 +127,7 @@ describe('auto-recharge', () => {
     fake.declineCards = true;
     try {
       const before = fake.requests.filter((r) => r.path === '/v1/payment_intents').length;
-      await Promise.all(Array.from({ length: 20 }, () => client.chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'spend some credits here please' }] })));
+      await Promise.all(Array.from({ length: 20 }, () => client.chat.completions.create(SPEND)));
       await fake.waitFor('/v1/payment_intents', before + 1);
       await t.app.payments!.autoRecharge.idle();
       const settings = (await browser.get('/payments/auto-recharge')).body;
