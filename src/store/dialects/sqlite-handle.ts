@@ -4,7 +4,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 
-export function openSqliteHandle(path: string): SqliteDatabase.Database {
+/** The page cache of the connection that reads: the usage indexes stay in memory longer. */
+const READER_CACHE_MIB = 32;
+
+/** `cacheMiB`: this connection's page cache (SQLite's default is 2 MiB). */
+export function openSqliteHandle(path: string, cacheMiB = READER_CACHE_MIB): SqliteDatabase.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
   // WAL lets the CLI write while a server reads; busy_timeout makes writers queue instead
@@ -13,7 +17,6 @@ export function openSqliteHandle(path: string): SqliteDatabase.Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // 32 MiB of page cache (the default is 2 MiB): the usage indexes stay in memory longer.
-  sqlite.pragma('cache_size = -32768');
+  sqlite.pragma(`cache_size = -${cacheMiB * 1024}`);
   return sqlite;
 }

@@ -5,7 +5,12 @@ import { NotFoundInStoreError } from '../store.js';
 import { openSqliteHandle } from './sqlite-handle.js';
 import { SqliteUsageBulk, type UsageBatchReply, type UsageBatchRequest } from './sqlite-usage-bulk.js';
 
-const bulk = new SqliteUsageBulk(openSqliteHandle((workerData as { path: string }).path));
+// Appends touch only the last pages of each table and index: SQLite's default 2 MiB cache
+// writes as fast as 32 MiB on a table of 200,000 records, and does not grow the process
+// by 30 MiB over a long run.
+const WRITER_CACHE_MIB = 2;
+
+const bulk = new SqliteUsageBulk(openSqliteHandle((workerData as { path: string }).path, WRITER_CACHE_MIB));
 
 parentPort!.on('message', ({ id, records, at }: UsageBatchRequest) => {
   let reply: UsageBatchReply;
