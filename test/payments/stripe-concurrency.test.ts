@@ -122,6 +122,19 @@ describe('auto-recharge', () => {
     await expectBooksBalance(t.store, [accountId]);
   });
 
+  it('a failed off-session payment reported by webhook turns auto-recharge off with a notice, once', async () => {
+    const { browser, accountId } = await customerWithAutoRecharge();
+    const intent = { id: id('pi'), object: 'payment_intent', amount: 1000, amount_received: 0, currency: 'usd', status: 'requires_payment_method', metadata: { account_id: accountId, purpose: 'auto_recharge' } };
+    const failed = stripeEvent('payment_intent.payment_failed', intent);
+    expect((await deliver(t.origin, failed)).status).toBe(200);
+    expect((await deliver(t.origin, failed)).body).toMatchObject({ duplicate: true });
+    const settings = (await browser.get('/payments/auto-recharge')).body;
+    expect(settings).toMatchObject({ enabled: false });
+    expect(settings.notice).toContain('failed');
+    expect(await t.store.balanceOf(accountId)).toBe(100 * MICROS_PER_CREDIT);
+    await expectBooksBalance(t.store, [accountId]);
+  });
+
   it('a declined card turns auto-recharge off with a notice', async () => {
     const { browser, client } = await customerWithAutoRecharge();
     fake.declineCards = true;
