@@ -13,7 +13,7 @@ import { expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
 const DAY = 24 * 60 * 60;
 const credits = (n: number) => n * MICROS_PER_CREDIT;
 
-function invoice(customer: string, options: { id?: string; subscription?: string; periodEnd: number; amountPaid?: number }) {
+function invoice(customer: string, options: { id?: string; subscription?: string; periodEnd: number; amountPaid?: number; price?: string }) {
   return {
     id: options.id ?? id('in'),
     object: 'invoice',
@@ -28,7 +28,7 @@ function invoice(customer: string, options: { id?: string; subscription?: string
     lines: {
       object: 'list',
       has_more: false,
-      data: [{ id: id('il'), object: 'line_item', period: { start: options.periodEnd - 30 * DAY, end: options.periodEnd }, pricing: { type: 'price_details', price_details: { price: 'price_pro_monthly', product: 'prod_pro' } } }],
+      data: [{ id: id('il'), object: 'line_item', period: { start: options.periodEnd - 30 * DAY, end: options.periodEnd }, pricing: { type: 'price_details', price_details: { price: options.price ?? 'price_pro_monthly', product: 'prod_pro' } } }],
     },
   };
 }
@@ -248,5 +248,54 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     expect(res.body.url).toMatch(new RegExp(`^${fake.url}/portal/bps_`));
     const portal = fake.requests.filter((r) => r.path === '/v1/billing_portal/sessions').at(-1)!;
     expect(portal.params.customer).toBe((await t.store.findStripeCustomer(browser.account.id as string))!.customerId);
+  });
+});
+
+describe('a plan change by a price switch', () => {
+  let fake: FakeStripe;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    fake = await startFakeStripe();
+    const stripe = paymentsConfig(fake).stripe as Record<string, unknown>;
+    t = await startApp({
+      overrides: {
+        payments: { stripe: { ...stripe, prices: { pro: 'price_pro_monthly', team: 'price_team_monthly' } } },
+        tiers: {
+          free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'] },
+          pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
+          team: { rpm: 1200, tpm: 4_000_000, concurrency: 64, models: ['*'], subscription: true, price_month: 80, credits_month: 100 },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('moves the account to the new tier, grants the new plan’s credits with its first invoice, and ignores an older update that arrives late', async () => {
+    const { account } = await t.createAccount({ tier: 'free', credits: 0 });
+    const customer = id('cus');
+    await t.store.saveStripeCustomer(account.id, customer);
+    const now = nowSec();
+    await deliver(t.origin, stripeEvent('invoice.paid', invoice(customer, { periodEnd: now + 30 * DAY }), { created: now - 100 }));
+    expect(await t.store.findAccount(account.id)).toMatchObject({ tier: 'pro', subscriptionStatus: 'active' });
+
+    const upgraded = stripeEvent('customer.subscription.updated', subscription(customer, { periodEnd: now + 30 * DAY, price: 'price_team_monthly' }), { created: now - 50 });
+    await deliver(t.origin, upgraded);
+    expect(await t.store.findAccount(account.id)).toMatchObject({ tier: 'team', subscriptionStatus: 'active' });
+    await deliver(t.origin, stripeEvent('invoice.paid', invoice(customer, { periodEnd: now + 30 * DAY, price: 'price_team_monthly', amountPaid: 8000 }), { created: now - 40 }));
+
+    // The pro plan's update from before the switch, delivered only now.
+    await deliver(t.origin, stripeEvent('customer.subscription.updated', subscription(customer, { periodEnd: now + 30 * DAY }), { created: now - 200 }));
+    expect(await t.store.findAccount(account.id)).toMatchObject({ tier: 'team', subscriptionStatus: 'active' });
+    const ledger = await t.store.listLedger(account.id);
+    expect(ledger.map((entry) => [entry.kind, entry.amountMicros])).toEqual([
+      ['subscription_credit', credits(100)],
+      ['subscription_credit', credits(25)],
+    ]);
+    expect(await t.store.balanceOf(account.id)).toBe(credits(125));
+    await expectBooksBalance(t.store, [account.id]);
   });
 });
