@@ -37,6 +37,7 @@ export class UsageWriter {
   }
 
   start(): void {
+    this.store.prepareUsageWrites();
     this.timer = setInterval(() => void this.flushInBackground(), this.flushIntervalMs);
     this.timer.unref();
   }

@@ -20,6 +20,8 @@ export interface Dialect {
    * Store.recordUsage. `inTransaction`: `db` is a transaction this call must join.
    */
   recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<CappedCharge[]>;
+  /** Starts what writes usage beside the connection (SQLite's usage write thread), if anything. */
+  prepareUsageWrites(): void;
   /** Stops what the dialect runs beside the connection (SQLite's usage write thread). */
   close(): Promise<void>;
 }

@@ -184,6 +184,10 @@ export class KyselyStore implements Store {
     return this.write((trx) => ledger.appendLedgerEntry(trx, this.sqlDialect, input));
   }
 
+  prepareUsageWrites(): void {
+    this.sqlDialect.prepareUsageWrites();
+  }
+
   recordUsage(records: readonly UsageRecord[]): Promise<CappedCharge[]> {
     return usage.recordUsage(this.db, this.sqlDialect, records, this.inTransaction);
   }

@@ -298,6 +298,8 @@ export interface Store {
    * (the writing instance already knows).
    */
   recordUsage(records: readonly UsageRecord[]): Promise<CappedCharge[]>;
+  /** This store will write usage: start what writes it now (SQLite's usage thread), not on the first batch. */
+  prepareUsageWrites(): void;
   balanceOf(accountId: string): Promise<number>;
   /** The balance with its version, which every write of it raises (to order reads of it). */
   versionedBalanceOf(accountId: string): Promise<VersionedBalance>;

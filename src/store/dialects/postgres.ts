@@ -58,7 +58,8 @@ const postgresDialect: Dialect = {
     if (inTransaction) return recordUsageIn(db, records, at);
     return db.transaction().execute((trx) => recordUsageIn(trx, records, at));
   },
-  // The pool is the connection: Kysely's destroy closes it.
+  // The pool is the connection: nothing to start, and Kysely's destroy closes it.
+  prepareUsageWrites: () => undefined,
   close: async () => undefined,
 };
 

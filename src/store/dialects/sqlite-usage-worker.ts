@@ -1,8 +1,9 @@
 // Usage batches on SQLite go to a worker thread with a connection of its own
 // (sqlite-usage-thread.ts): the inserts and the balance debits of a batch run there, off
-// the event loop, and the caller awaits the commit. Started on the first batch (the CLI
-// never needs it); a worker that dies fails the batches it held (the usage writer retries
-// them; record ids make that safe) and the next batch starts another.
+// the event loop, and the caller awaits the commit. Started when a server's usage writer
+// starts (the CLI never needs it), or else on the first batch; a worker that dies fails
+// the batches it held (the usage writer retries them; record ids make that safe) and the
+// next batch starts another.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -34,8 +35,13 @@ export class SqliteUsageWorker {
 
   constructor(private readonly path: string) {}
 
+  /** Starts the thread ahead of the first batch, so a process that dies early has stored what it could. */
+  start(): void {
+    this.worker ??= this.spawn();
+  }
+
   recordUsage(records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {
-    const worker = (this.worker ??= this.start());
+    const worker = (this.worker ??= this.spawn());
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {
       // Referenced only while a batch is out, so an idle worker never keeps the process up.
@@ -51,7 +57,7 @@ export class SqliteUsageWorker {
     await worker?.terminate();
   }
 
-  private start(): Worker {
+  private spawn(): Worker {
     const worker = spawnThread(this.path);
     worker.unref();
     worker.on('message', (reply: UsageBatchReply) => this.settle(reply));

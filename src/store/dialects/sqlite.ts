@@ -61,6 +61,7 @@ function sqliteDialect(bulk: SqliteUsageBulk, worker: SqliteUsageWorker | undefi
       if (worker) return worker.recordUsage(records, at);
       return db.connection().execute(async () => bulk.recordUsage(records, at));
     },
+    prepareUsageWrites: () => worker?.start(),
     close: async () => worker?.close(),
   };
 }
