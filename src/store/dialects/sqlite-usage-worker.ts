@@ -35,9 +35,14 @@ export class SqliteUsageWorker {
 
   constructor(private readonly path: string) {}
 
-  /** Starts the thread ahead of the first batch, so a process that dies early has stored what it could. */
+  /**
+   * Starts the thread ahead of the first batch, so a process that dies early has stored
+   * what it could. Not from TypeScript source (the test runner's in-process apps): there
+   * the thread compiles itself first, CPU that every test app would pay whether it meters
+   * anything or not; it starts on the first batch instead.
+   */
   start(): void {
-    this.worker ??= this.spawn();
+    if (!fromSource) this.worker ??= this.spawn();
   }
 
   recordUsage(records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {
