@@ -49,6 +49,8 @@ export interface AppDeps {
   store: Store;
   /** Shared mode (shared/connect.ts); limits and credits in this process when absent. */
   shared?: SharedMode;
+  /** The certificate and key of `server.tls`, when the caller read them already. */
+  tls?: { cert: Buffer; key: Buffer };
   /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
   changePollMs?: number;
 }
@@ -69,7 +71,7 @@ const LAST_USED_FLUSH_MS = 5_000;
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { store } = deps;
   const app = Fastify({
-    ...tlsOptions(config),
+    ...tlsOptions(config, deps.tls),
     logger: loggerOptions(config),
     logController: new Fastify.LogController({
       // Per-request log lines cost as much as the request itself; debug turns them on.
@@ -139,12 +141,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installErrorHandling(app);
 
   if (payments) {
-    // After the answer is sent: whether the spending crossed an auto-recharge threshold.
-    app.addHook('onResponse', (request, _reply, done) => {
-      const accountId = request.principal?.account.id;
-      if (accountId !== undefined) payments.autoRecharge.spent(accountId);
-      done();
-    });
     await stripeWebhookRoute(app, payments);
   }
   const apiPlugin = apiRoutes(services);
@@ -213,8 +209,8 @@ function memoryAdmission(store: Store, onError: (err: unknown) => void): Admissi
   return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer);
 }
 
-function tlsOptions(config: Config): Record<string, unknown> {
-  const tls = readTls(config);
+function tlsOptions(config: Config, read: AppDeps['tls']): Record<string, unknown> {
+  const tls = read ?? readTls(config);
   return tls ? { https: tls } : {};
 }
 

@@ -13,7 +13,7 @@ import { printBanner, reportListening, superviseWorkers, untilSignalled } from '
 
 export async function serve(config: Config, io: CliIo): Promise<number> {
   assertSecureTransport(config);
-  readTls(config); // unreadable files stop the start here, named, before anything opens
+  const tls = readTls(config); // unreadable files stop the start here, named, before anything opens
   // Listening from the start: a signal that arrives while starting stops the process once
   // it started, instead of being lost.
   const signalled = untilSignalled();
@@ -25,7 +25,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
 
   // Shared mode: limits, credits and usage in Redis, so instances on one PostgreSQL act as one.
   const shared = config.redis.url ? await openSharedMode(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) }) : undefined;
-  const app = await buildApp(config, { store, shared });
+  const app = await buildApp(config, { store, shared, tls });
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   if (cluster.isWorker) reportListening(address);
   else printBanner(io, address, `store: ${store.dialect}${shared ? ', shared state: redis' : ''}`, seeded);

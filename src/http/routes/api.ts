@@ -80,6 +80,14 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
         (err: unknown) => done(err as Error),
       );
     });
+    const payments = services.payments;
+    if (payments) {
+      // After the answer is sent: whether the spending crossed an auto-recharge threshold.
+      api.addHook('onResponse', (request, _reply, done) => {
+        if (request.principal) payments.autoRecharge.spent(request.principal.account.id);
+        done();
+      });
+    }
     chatCompletionsRoute(api, services);
     modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
   };
