@@ -313,6 +313,7 @@ export type RefusalCode =
   | 'code_redeemed'
   | 'code_unknown'
   | 'key_not_found'
+  | 'receipt_not_found'
   | 'sign_up_closed'
   | 'wrong_credentials'
   | 'wrong_current_password';

@@ -83,6 +83,7 @@ export const API_ERRORS: ErrorTable = {
   code_redeemed: () => row(409, 'This code has already been redeemed.'),
   code_unknown: () => row(404, 'Unknown code.'),
   key_not_found: () => row(404, 'Key not found.'),
+  receipt_not_found: () => row(404, 'Stripe has no receipt for this payment.'),
   sign_up_closed: () => row(403, 'Sign-up is closed.'),
   wrong_credentials: () => row(401, 'Invalid email or password.'),
   wrong_current_password: () => row(403, 'Current password is incorrect.'),

@@ -79,6 +79,13 @@ export class StripeCheckout {
     return session.url;
   }
 
+  /** Stripe's hosted receipt of a card payment: its latest charge's. */
+  async receiptOf(paymentIntentId: string): Promise<string | null> {
+    const intent = await call(() => this.stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] }));
+    const charge = intent.latest_charge;
+    return charge !== null && typeof charge !== 'string' ? charge.receipt_url : null;
+  }
+
   /** The account's Stripe customer, created once (the idempotency key holds against a race). */
   private async customerOf(account: Account): Promise<StripeCustomer> {
     const known = await this.store.findStripeCustomer(account.id);

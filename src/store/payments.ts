@@ -119,7 +119,9 @@ export async function createPayment(db: Db, payment: NewPayment): Promise<Paymen
 
 export async function findPayment(db: Db, ref: PaymentRef): Promise<Payment | undefined> {
   const [column, value] =
-    'checkoutSessionId' in ref
+    'id' in ref
+      ? (['id', ref.id] as const)
+      : 'checkoutSessionId' in ref
       ? (['checkout_session_id', ref.checkoutSessionId] as const)
       : 'paymentIntentId' in ref
         ? (['payment_intent_id', ref.paymentIntentId] as const)

@@ -185,7 +185,7 @@ export type NewPayment = Pick<Payment, 'accountId' | 'kind' | 'status' | 'curren
 export type PaymentChanges = Partial<Pick<Payment, 'status' | 'paymentIntentId' | 'refundedMinor' | 'receiptUrl' | 'invoiceUrl'>>;
 
 /** A Stripe object a payment names; any one of them finds it. */
-export type PaymentRef = { checkoutSessionId: string } | { paymentIntentId: string } | { invoiceId: string };
+export type PaymentRef = { id: string } | { checkoutSessionId: string } | { paymentIntentId: string } | { invoiceId: string };
 
 /** A webhook event as received, kept so it counts once and can be replayed. */
 export interface StripeEventRecord {

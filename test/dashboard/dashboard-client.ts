@@ -18,6 +18,8 @@ export interface RequestOptions {
   /** Override or drop (null) the CSRF header. */
   csrf?: string | null;
   headers?: Record<string, string>;
+  /** 'manual' to see a redirect rather than follow it. */
+  redirect?: RequestRedirect;
 }
 
 let userCounter = 0;
@@ -37,6 +39,7 @@ export class DashboardClient {
     if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
     const res = await fetch(`${this.t.origin}/api/dashboard${path}`, {
       method,
+      redirect: options.redirect,
       headers: { ...headers, ...options.headers },
       body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
     });

@@ -103,12 +103,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         livemode: false,
       });
     }
+    const intent = /^\/v1\/payment_intents\/([\w-]+)$/.exec(path);
+    if (method === 'GET' && intent) {
+      // Any intent a test's events named exists here, paid by a charge with a hosted receipt.
+      const known = objects.get(intent[1]!) ?? { id: intent[1], object: 'payment_intent', status: 'succeeded', metadata: {}, created: nowSec(), livemode: false };
+      const charge = { id: `ch_of_${intent[1]}`, object: 'charge', payment_intent: intent[1], receipt_url: `${origin}/receipts/${intent[1]}` };
+      const expanded = ((params.expand as FormValue[] | undefined) ?? []).includes('latest_charge');
+      return { status: 200, body: { ...known, latest_charge: expanded ? charge : charge.id } };
+    }
     return { status: 404, body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` } } };
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     // Checkout and the Billing Portal are pages at Stripe: a browser lands on them.
-    const hosted = req.method === 'GET' ? /^\/(checkout|portal)\/([\w-]+)$/.exec(req.url ?? '') : null;
+    const hosted = req.method === 'GET' ? /^\/(checkout|portal|receipts)\/([\w-]+)$/.exec(req.url ?? '') : null;
     if (hosted) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><link rel="icon" href="data:,"><title>Fake Stripe ${hosted[1]}</title><h1>Fake Stripe ${hosted[1]}</h1><p>${hosted[2]}</p>`);

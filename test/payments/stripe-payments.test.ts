@@ -240,6 +240,33 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     await expectBooksBalance(t.store, [accountId]);
   });
 
+  it('links each card payment to its Stripe receipt, whichever of the charge and the payment Stripe reports first', async () => {
+    // The charge first: its receipt has no payment to go to yet.
+    const early = await startTopUp(1000);
+    const earlyCharge = { id: id('ch'), object: 'charge', payment_intent: early.session.payment_intent, customer: early.session.customer, receipt_url: 'https://pay.stripe.test/receipts/early' };
+    expect((await deliver(t.origin, stripeEvent('charge.succeeded', earlyCharge))).status).toBe(200);
+    expect((await deliver(t.origin, early.paid)).status).toBe(200);
+    const [earlyPayment] = (await early.browser.get('/payments')).body.payments;
+    expect(earlyPayment.receiptUrl).toBe(`/api/dashboard/payments/${earlyPayment.id}/receipt`);
+    const asked = fake.requests.length;
+    const opened = await early.browser.get(`/payments/${earlyPayment.id}/receipt`, { redirect: 'manual' });
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe(`${fake.url}/receipts/${early.session.payment_intent}`);
+    expect(fake.requests.slice(asked)).toEqual([expect.objectContaining({ method: 'GET', path: `/v1/payment_intents/${early.session.payment_intent}` })]);
+    // Kept: the list links Stripe's receipt directly from now on.
+    expect((await early.browser.get('/payments')).body.payments[0].receiptUrl).toBe(`${fake.url}/receipts/${early.session.payment_intent}`);
+
+    // The payment first: the charge's receipt is recorded with it.
+    const late = await startTopUp(1000);
+    expect((await deliver(t.origin, late.paid)).status).toBe(200);
+    const lateCharge = { ...earlyCharge, id: id('ch'), payment_intent: late.session.payment_intent, customer: late.session.customer, receipt_url: 'https://pay.stripe.test/receipts/late' };
+    expect((await deliver(t.origin, stripeEvent('charge.succeeded', lateCharge))).status).toBe(200);
+    expect((await late.browser.get('/payments')).body.payments[0].receiptUrl).toBe('https://pay.stripe.test/receipts/late');
+
+    // Another account's payment is not found.
+    expect((await late.browser.get(`/payments/${earlyPayment.id}/receipt`, { redirect: 'manual' })).status).toBe(404);
+  });
+
   it('opens the Billing Portal for the customer and answers its URL', async () => {
     const browser = new DashboardClient(t);
     await browser.signUp();

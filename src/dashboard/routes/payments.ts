@@ -97,6 +97,22 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     return { payments: (await store.listPayments({ accountId: account.id, limit: 100 })).map(paymentView) };
   });
 
+  // Stripe does not order its events: a charge (with its receipt) may come before the
+  // payment it belongs to is recorded. Such a receipt is asked of Stripe when first opened.
+  dashboard.get('/payments/:id/receipt', { schema: { params: Type.Object({ id: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
+    const { account } = signedIn(request);
+    const payments = enabled();
+    const payment = await store.findPayment({ id: request.params.id });
+    if (!payment || payment.accountId !== account.id || !payment.paymentIntentId) throw new Refusal('receipt_not_found');
+    let url = payment.receiptUrl;
+    if (url === null) {
+      url = await payments.checkout.receiptOf(payment.paymentIntentId);
+      if (url === null) throw new Refusal('receipt_not_found');
+      await store.updatePayment(payment.id, { receiptUrl: url });
+    }
+    return reply.redirect(url);
+  });
+
   dashboard.get('/payments/auto-recharge', { schema: { response: { 200: AutoRechargeView } } }, async (request) => {
     const { account } = signedIn(request);
     enabled();
@@ -127,7 +143,7 @@ function paymentView(payment: Payment) {
     refundedMinor: payment.refundedMinor,
     creditsMicros: payment.creditsMicros,
     checkoutSessionId: payment.checkoutSessionId,
-    receiptUrl: payment.receiptUrl,
+    receiptUrl: payment.receiptUrl ?? (payment.paymentIntentId && payment.kind !== 'subscription' ? `/api/dashboard/payments/${payment.id}/receipt` : null),
     invoiceUrl: payment.invoiceUrl,
     createdAt: payment.createdAt,
   };
