@@ -157,4 +157,17 @@ describe('billing with payments', () => {
     await screenshot('billing-auto-recharge-off');
     assertClean();
   });
+
+  it('a payment Stripe has not confirmed within a minute is said to be still processing, and nothing is claimed', async () => {
+    const { page, assertClean } = await openPage(browser, t.origin);
+    await signUp(page, uniqueEmail('waiter'));
+    // The page's own clock: a minute passes without waiting a minute.
+    await page.clock.install();
+    await page.goto(`/billing/plans?flow=top-up&checkout=success&session_id=${id('cs')}`);
+    await page.getByRole('status').getByText('Waiting for Stripe to confirm your payment').waitFor();
+    await page.clock.fastForward(61_000);
+    await page.getByRole('status').getByText('Your payment is still being processed.').waitFor({ timeout: 15_000 });
+    expect(await page.getByText('credits were added').count()).toBe(0);
+    assertClean();
+  });
 });
