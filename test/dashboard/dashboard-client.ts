@@ -19,7 +19,7 @@ export interface RequestOptions {
   csrf?: string | null;
   headers?: Record<string, string>;
   /** 'manual' to see a redirect rather than follow it. */
-  redirect?: RequestRedirect;
+  redirect?: 'follow' | 'manual';
 }
 
 let userCounter = 0;
