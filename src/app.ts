@@ -30,6 +30,7 @@ import { EventLoopDelay } from './observability/event-loop.js';
 import { Metrics } from './observability/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
+import { leakReportRoute } from './http/routes/leak-report.js';
 import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
 import { openPayments, type Payments } from './payments/payments.js';
 import type { AppServices } from './services.js';
@@ -148,6 +149,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(apiPlugin, { prefix: '/api/v1' });
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   billingSubscriptionRoute(typed, services);
+  await leakReportRoute(typed, services);
   metricsRoute(app, config, metrics);
   healthRoutes(typed, services);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });

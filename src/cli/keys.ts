@@ -46,9 +46,10 @@ function keyView(key: ApiKeyRecord): Record<string, unknown> {
     account_id: key.accountId,
     name: key.name,
     key: maskedKey(key),
-    status: key.revokedAt ? 'revoked' : 'active',
+    status: key.revokedAt ? (key.revokedReason === 'leaked' ? 'revoked: leaked' : 'revoked') : 'active',
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
+    leak_url: key.leakUrl,
   };
 }

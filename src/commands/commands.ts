@@ -111,6 +111,13 @@ export class Commands {
     return key;
   }
 
+  /** A key found in public: revoked everywhere at once. Undefined when no active key has this hash. */
+  async revokeLeakedKey(keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined> {
+    const key = await this.store.revokeLeakedKey(keyHash, leakUrl);
+    if (key) this.caches.keyRevoked(key);
+    return key;
+  }
+
   /**
    * A payment provider's event: `write` records it and its effects in one transaction, and
    * says what it changed; this process's caches (and, by announcement, the others') follow

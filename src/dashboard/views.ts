@@ -28,6 +28,9 @@ export const KeyView = Type.Object({
   lastUsedAt: Nullable(Type.String()),
   revokedAt: Nullable(Type.String()),
   status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+  /** Revoked because it was reported found in public, and where. */
+  leaked: Type.Boolean(),
+  leakUrl: Nullable(Type.String()),
 });
 export type KeyView = Static<typeof KeyView>;
 
@@ -71,6 +74,8 @@ export function keyView(key: ApiKeyRecord): KeyView {
     lastUsedAt: key.lastUsedAt,
     revokedAt: key.revokedAt,
     status: key.revokedAt === null ? 'active' : 'revoked',
+    leaked: key.revokedReason === 'leaked',
+    leakUrl: key.leakUrl,
   };
 }
 

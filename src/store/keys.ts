@@ -18,6 +18,8 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<ApiKeyReco
     created_at: now(),
     last_used_at: null,
     revoked_at: null,
+    revoked_reason: null,
+    leak_url: null,
   };
   await db.insertInto('api_keys').values(row).execute();
   return toApiKey(row);
@@ -64,6 +66,17 @@ export async function revokeAccountKey(trx: Db, dialect: Dialect, accountId: str
 }
 
 /** In the caller's transaction. */
+export async function revokeLeakedKey(trx: Db, dialect: Dialect, keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined> {
+  const row = await trx.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+  if (!row) return undefined;
+  const changes = { revoked_at: now(), revoked_reason: 'leaked' as const, leak_url: leakUrl };
+  const revoked = await trx.updateTable('api_keys').set(changes).where('id', '=', row.id).where('revoked_at', 'is', null).executeTakeFirst();
+  if (revoked.numUpdatedRows === 0n) return undefined;
+  await recordChange(trx, dialect, 'key', row.id);
+  return toApiKey({ ...row, ...changes });
+}
+
+/** In the caller's transaction. */
 export async function touchKeys(trx: Db, lastUsedAtById: ReadonlyMap<string, string>): Promise<void> {
   for (const [id, at] of lastUsedAtById) {
     await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
@@ -81,5 +94,7 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    revokedReason: row.revoked_reason,
+    leakUrl: row.leak_url,
   };
 }

@@ -175,6 +175,10 @@ export class KyselyStore implements Store {
     return this.write((trx) => keys.revokeAccountKey(trx, this.sqlDialect, accountId, keyId));
   }
 
+  revokeLeakedKey(keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined> {
+    return this.write((trx) => keys.revokeLeakedKey(trx, this.sqlDialect, keyHash, leakUrl));
+  }
+
   async touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void> {
     if (lastUsedAtById.size === 0) return;
     await this.write((trx) => keys.touchKeys(trx, lastUsedAtById));

@@ -29,6 +29,9 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** `leaked`: reported found in public, and revoked for that. */
+  revokedReason: 'leaked' | null;
+  leakUrl: string | null;
 }
 
 /** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
@@ -282,6 +285,8 @@ export interface Store {
    * not, so another account's key is indistinguishable from a missing one.
    */
   revokeAccountKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** Revokes the active key with this hash as leaked; undefined when there is none. */
+  revokeLeakedKey(keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined>;
   /** Batched "last used" stamps, written off the request path. */
   touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void>;
 

@@ -31,6 +31,10 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Null when revoked by its owner or an operator. */
+  revoked_reason: 'leaked' | null;
+  /** Where a leaked key was found, as its reporter said. */
+  leak_url: string | null;
 }
 
 /** An append-only feed of changes other instances must see (revocations, suspensions). */

@@ -133,6 +133,29 @@ describe('API keys and usage', () => {
     assertClean();
   });
 
+  it('a key reported found in public is revoked, and the Overview and API Keys pages say where it was found', async () => {
+    const { page, assertClean, screenshot } = await openPage(browser, t.origin);
+    const email = uniqueEmail('leaker');
+    await signUp(page, email);
+    const account = (await t.store.findAccount(email))!;
+    const { secret } = await t.app.commands.createKey(account.id, 'ci runner');
+    const url = 'https://github.com/someone/repo/blob/main/.env';
+    const res = await fetch(`${t.origin}/api/keys/leak-report`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys: [secret], url }) });
+    expect(res.status).toBe(200);
+
+    await page.goto('/');
+    const notice = page.getByRole('alert').filter({ hasText: 'was found in public' });
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain(`Your key “ci runner” (${secret.slice(0, 11)}…${secret.slice(-4)}) was found in public at ${url}`);
+    expect(await notice.getByRole('link', { name: url }).getAttribute('href')).toBe(url);
+    await screenshot('overview-leaked-key');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API Keys' }).click();
+    await page.getByRole('row', { name: /ci runner/ }).getByText('Revoked: leaked').waitFor();
+    await page.getByRole('alert').filter({ hasText: 'was found in public' }).waitFor();
+    assertClean();
+  });
+
   it('a key can be generated, copied and dismissed with the keyboard alone', async () => {
     const { page, assertClean } = await openPage(browser, t.origin);
     await signUp(page, uniqueEmail('keyboard'));

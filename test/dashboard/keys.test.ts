@@ -33,6 +33,8 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard keys on %s', (database
       lastUsedAt: null,
       revokedAt: null,
       status: 'active',
+      leaked: false,
+      leakUrl: null,
     });
     const second = await alice.post('/keys', { name: '  ci  ' });
     expect(second.body.key.name).toBe('ci');

@@ -51,6 +51,9 @@ export interface ApiKey {
   lastUsedAt: string | null;
   revokedAt: string | null;
   status: 'active' | 'revoked';
+  /** Revoked because it was reported found in public, and where. */
+  leaked: boolean;
+  leakUrl: string | null;
 }
 
 export interface UsageTotals {

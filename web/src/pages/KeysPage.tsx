@@ -5,6 +5,7 @@ import { api, ApiError } from '../api';
 import { ConfirmAction } from '../components/ConfirmAction';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
+import { LeakedKeysNotice } from '../components/LeakedKeysNotice';
 import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
@@ -53,6 +54,7 @@ export function KeysPage() {
         }
       />
       {notice === null ? null : <Notice tone="success">{notice}</Notice>}
+      {keys.data === undefined ? null : <LeakedKeysNotice keys={keys.data.keys} />}
       {keys.data === undefined ? (
         <LoadState error={keys.error} onRetry={keys.reload} />
       ) : keys.data.keys.length === 0 ? (
@@ -110,8 +112,8 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke(key: ApiKey): v
                 {key.status === 'active' ? (
                   <span className="badge success">Active</span>
                 ) : (
-                  <span className="badge neutral" title={key.revokedAt === null ? undefined : `Revoked ${formatDateTime(key.revokedAt)}`}>
-                    Revoked
+                  <span className={`badge ${key.leaked ? 'danger' : 'neutral'}`} title={key.revokedAt === null ? undefined : `Revoked ${formatDateTime(key.revokedAt)}`}>
+                    {key.leaked ? 'Revoked: leaked' : 'Revoked'}
                   </span>
                 )}
               </td>

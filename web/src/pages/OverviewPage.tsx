@@ -10,6 +10,7 @@ import { usePageTitle } from '../page-title';
 import { curlSnippet, javascriptSnippet, KEY_PLACEHOLDER, pythonSnippet } from '../snippets';
 import type { Model, Overview } from '../types';
 import { useApiData } from '../use-api-data';
+import { LeakedKeysAlert } from '../components/LeakedKeysNotice';
 
 const FALLBACK_MODEL = 'demo-echo';
 
@@ -22,6 +23,7 @@ export function OverviewPage() {
   return (
     <>
       <PageHeader title="Overview" description={data === undefined ? undefined : `Signed in as ${data.account.email}`} />
+      <LeakedKeysAlert />
       {data === undefined ? (
         <LoadState error={overview.error} onRetry={overview.reload} />
       ) : (
