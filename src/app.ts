@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
+import { RefusalLog } from './http/refusal-log.js';
 import { ChangeFeed } from './cluster/change-feed.js';
 import { ProcessCaches, type Change } from './cluster/local-caches.js';
 import { Commands } from './commands/commands.js';
@@ -64,10 +65,16 @@ declare module 'fastify' {
     inFlight: InFlight;
     /** Stripe payments, when configured. */
     payments: Payments | undefined;
+    /** Refused API requests waiting to be written; tests flush it to read the store. */
+    refusals: RefusalLog;
+    /** Keys' "last used" stamps waiting to be written; tests flush it to read the store. */
+    lastUsed: LastUsedTracker;
   }
 }
 
 const LAST_USED_FLUSH_MS = 5_000;
+const REFUSALS_FLUSH_MS = 1_000;
+const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { store } = deps;
@@ -95,6 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const keyCache = new KeyCache();
   const lastUsed = new LastUsedTracker(store);
+  const refusals = new RefusalLog(store, config.request_log.retention_days);
   const metrics = new Metrics();
   const eventLoopDelay = new EventLoopDelay();
   metrics.watchEventLoop(eventLoopDelay);
@@ -123,7 +131,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     store,
     catalog: new ModelCatalog(config, { metrics }),
     keyCache,
-    authenticator: new Authenticator(store, keyCache, lastUsed),
+    authenticator: new Authenticator(store, keyCache),
+    lastUsed,
+    refusals,
     tiers: new Tiers(config),
     admission,
     commands,
@@ -171,11 +181,21 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     lastUsed.flush().catch((err: unknown) => app.log.error({ err }, 'last-used flush failed'));
   }, LAST_USED_FLUSH_MS);
   flushTimer.unref();
+  const refusalTimer = setInterval(() => {
+    refusals.flush().catch((err: unknown) => app.log.error({ err }, 'refused requests flush failed'));
+  }, REFUSALS_FLUSH_MS);
+  refusalTimer.unref();
+  const pruneTimer = setInterval(() => {
+    refusals.prune().catch((err: unknown) => app.log.error({ err }, 'request log retention sweep failed'));
+  }, RETENTION_SWEEP_MS);
+  pruneTimer.unref();
 
   app.decorate('changeFeed', changeFeed);
   app.decorate('commands', services.commands);
   app.decorate('admission', admission);
   app.decorate('inFlight', services.inFlight);
+  app.decorate('refusals', refusals);
+  app.decorate('lastUsed', lastUsed);
   app.decorate('payments', payments);
   app.addHook('onReady', async () => {
     eventLoopDelay.start();
@@ -197,10 +217,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     cancelDrain();
     clearInterval(idleSweep);
     clearInterval(flushTimer);
+    clearInterval(refusalTimer);
+    clearInterval(pruneTimer);
     eventLoopDelay.stop();
     await changeFeed.stop();
     await payments?.autoRecharge.idle();
-    await Promise.all([lastUsed.flush(), admission.close(), services.catalog.close()]);
+    await Promise.all([lastUsed.flush(), refusals.flush(), admission.close(), services.catalog.close()]);
   });
   return app;
 }

@@ -37,6 +37,6 @@ export function newId(prefix: 'acct' | 'key' | 'usage' | 'code' | 'pay'): string
  * rows land at the end of the primary-key index instead of on a random page of it (which,
  * once the index outgrows SQLite's page cache, costs a disk read per insert).
  */
-export function newTimeOrderedId(prefix: 'usage'): string {
+export function newTimeOrderedId(prefix: 'usage' | 'refused'): string {
   return `${prefix}_${base36Now()}${randomBase62(12)}`;
 }

@@ -2,12 +2,14 @@
 // by app.ts; a type only, so routes depend on it and not on the app.
 import type { Authenticator } from './auth/authenticate.js';
 import type { KeyCache } from './auth/key-cache.js';
+import type { LastUsedTracker } from './auth/last-used.js';
 import type { Admission } from './billing/admission.js';
 import type { Tiers } from './billing/tiers.js';
 import type { Commands } from './commands/commands.js';
 import type { Config } from './config/schema.js';
 import type { FailureThrottleFactory } from './dashboard/sign-in-throttle.js';
 import type { InFlight } from './http/in-flight.js';
+import type { RefusalLog } from './http/refusal-log.js';
 import type { ModelCatalog } from './models/catalog.js';
 import type { Payments } from './payments/payments.js';
 import type { Store } from './store/store.js';
@@ -18,6 +20,10 @@ export interface AppServices {
   catalog: ModelCatalog;
   keyCache: KeyCache;
   authenticator: Authenticator;
+  /** Keys' "last used" stamps: requests answered without an error. */
+  lastUsed: LastUsedTracker;
+  /** API requests refused before any model, for the customer's request log. */
+  refusals: RefusalLog;
   tiers: Tiers;
   /** Limits and credits: in this process, or in Redis in shared mode. */
   admission: Admission;

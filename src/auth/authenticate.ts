@@ -4,7 +4,6 @@ import type { Account, ApiKeyRecord, Store } from '../store/store.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key.js';
 import { parseBearer } from './bearer.js';
 import type { KeyCache } from './key-cache.js';
-import type { LastUsedTracker } from './last-used.js';
 
 export interface Principal {
   key: ApiKeyRecord;
@@ -17,7 +16,6 @@ export class Authenticator {
   constructor(
     private readonly store: Store,
     private readonly cache: KeyCache,
-    private readonly lastUsed: LastUsedTracker,
   ) {}
 
   /**
@@ -38,7 +36,6 @@ export class Authenticator {
   private principalOf(key: ApiKeyRecord | null): Principal | Promise<Principal> {
     if (key === null) throw new InvalidApiKeyError();
     if (key.revokedAt !== null) throw new KeyRevokedError();
-    this.lastUsed.touch(key.id);
     const account = this.cache.getAccount(key.accountId);
     if (account) return { key, account };
     return this.loadAccount(key.accountId).then((loaded) => ({ key, account: loaded }));

@@ -162,6 +162,12 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    request_log: z
+      .object({
+        retention_days: z.number().int().positive().default(30), // refused requests kept this long
+      })
+      .strict()
+      .prefault({}),
     signup: z
       .object({
         open: z.boolean().default(true),

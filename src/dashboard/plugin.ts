@@ -15,6 +15,7 @@ import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
 import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
+import { requestLogRoutes } from './routes/requests.js';
 import { usageRoutes } from './routes/usage.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { createDashboardThrottles } from './sign-in-throttle.js';
@@ -70,6 +71,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     overviewRoutes(routes, context);
     keyRoutes(routes, context);
     usageRoutes(routes, context);
+    requestLogRoutes(routes, context);
     billingRoutes(routes, context);
     paymentRoutes(routes, context);
     // Ahead of the web app's page catch-all: a GET that misses here is the dashboard's 404.

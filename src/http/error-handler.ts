@@ -4,7 +4,7 @@
 import FindMyWay from 'find-my-way';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, RouteNotFoundError } from '../errors.js';
-import { logLevelOf, renderError, type ErrorReply, type Surface } from './error-reply.js';
+import { logLevelOf, reasonOf, renderError, type ErrorReply, type Surface } from './error-reply.js';
 
 /** The methods lmgate serves on some path. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -13,6 +13,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The methods some route answers on `path`, for 405's Allow. */
     allowedMethods(path: string): string[];
+  }
+  interface FastifyRequest {
+    /** Why this request failed (error-reply.ts reasonOf), once the error handler has seen it. */
+    failure: string | null;
   }
   interface FastifyContextConfig {
     /** A route that answers for paths nothing else serves; it never counts for 405's Allow. */
@@ -31,6 +35,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (!routeTable.hasRoute(method as 'GET', route.url)) routeTable.on(method as 'GET', route.url, () => undefined);
     }
   });
+  app.decorateRequest('failure', null);
   app.decorate('allowedMethods', (path: string) => HTTP_METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null));
   useErrorSurface(app, 'api');
 }
@@ -39,6 +44,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 export function useErrorSurface(scope: FastifyInstance, surface: Surface): void {
   scope.setErrorHandler((err: FastifyError, request, reply) => {
     logFailure(request, err);
+    request.failure = reasonOf(err);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // Fastify closes the connection after a body it did not read in full. Closing a socket
       // with unread bytes resets it, and the reset can destroy the 413 before the client

@@ -13,6 +13,7 @@ import * as keys from './keys.js';
 import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
 import * as payments from './payments.js';
+import * as requestLog from './request-log.js';
 import * as sessions from './sessions.js';
 import type { Db } from './sql.js';
 import type {
@@ -34,6 +35,9 @@ import type {
   NewSignUp,
   RedeemOutcome,
   RedemptionCode,
+  RefusedRequest,
+  RequestLogEntry,
+  RequestLogQuery,
   Session,
   Store,
   StripeCustomer,
@@ -214,6 +218,18 @@ export class KyselyStore implements Store {
 
   listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]> {
     return usage.listUsage(this.db, accountId, options);
+  }
+
+  recordRefusals(refusals: readonly RefusedRequest[]): Promise<void> {
+    return requestLog.recordRefusals(this.db, refusals);
+  }
+
+  listRequestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogEntry[]> {
+    return requestLog.listRequestLog(this.db, accountId, query);
+  }
+
+  pruneRefusals(beforeIso: string): Promise<number> {
+    return requestLog.pruneRefusals(this.db, beforeIso);
   }
 
   summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary> {

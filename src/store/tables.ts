@@ -72,6 +72,20 @@ export interface UsageRecordsTable {
   created_at: string;
 }
 
+/** An API request refused before any model, for the customer's request log. */
+export interface RefusedRequestsTable {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  model: string | null;
+  path: string;
+  status: number;
+  /** The 403's error.reason, or the error's code. */
+  reason: string | null;
+  created_at: string;
+}
+
 /** No row: the account has no password (created by the CLI) and cannot sign in. */
 export interface AccountPasswordsTable {
   account_id: string;
@@ -157,6 +171,7 @@ export interface Database {
   redemption_codes: RedemptionCodesTable;
   sessions: SessionsTable;
   usage_records: UsageRecordsTable;
+  refused_requests: RefusedRequestsTable;
   stripe_customers: StripeCustomersTable;
   auto_recharges: AutoRechargesTable;
   stripe_events: StripeEventsTable;
@@ -176,6 +191,7 @@ const TABLES_IN_COPY_ORDER = {
   redemption_codes: true,
   ledger_entries: true,
   usage_records: true,
+  refused_requests: true,
   stripe_customers: true,
   auto_recharges: true,
   stripe_events: true,

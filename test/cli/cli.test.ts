@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../src/auth/authenticate.js';
 import { KeyCache } from '../../src/auth/key-cache.js';
-import { LastUsedTracker } from '../../src/auth/last-used.js';
+import { MIGRATION_NAMES } from '../../src/store/migrations/index.js';
 import { main } from '../../src/cli/main.js';
 import { KeyRevokedError } from '../../src/errors.js';
 import { openStore } from '../../src/store/kysely-store.js';
@@ -52,7 +52,7 @@ describe('the lmgate CLI on SQLite', () => {
 
   async function authenticatorOnSameFile(): Promise<Authenticator> {
     const store = await serverStore();
-    return new Authenticator(store, new KeyCache(), new LastUsedTracker(store));
+    return new Authenticator(store, new KeyCache());
   }
 
   /** `label  value` lines of a printed record, as a map. */
@@ -286,7 +286,7 @@ describe('the lmgate CLI on SQLite', () => {
   });
 
   it('migrates once and then reports nothing to do', async () => {
-    expect(await runJson('migrate')).toEqual({ applied: ['0001_initial', '0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint'] });
+    expect(await runJson('migrate')).toEqual({ applied: MIGRATION_NAMES });
     expect(await runJson('migrate')).toEqual({ applied: [] });
     expect((await run('migrate')).stdout).toBe('up to date');
   });
@@ -338,7 +338,7 @@ describe('the lmgate CLI on PostgreSQL', () => {
     const store = openStore({ databaseUrl: database.url, sqlitePath: join(dataDir, 'unused.db') });
     try {
       expect(store.dialect).toBe('postgres');
-      const authenticator = new Authenticator(store, new KeyCache(), new LastUsedTracker(store));
+      const authenticator = new Authenticator(store, new KeyCache());
       expect((await authenticator.authenticate(`Bearer ${key.secret}`)).account.id).toBe(account.id);
 
       const list = await run('keys', 'list', 'pat@example.com');
@@ -346,7 +346,7 @@ describe('the lmgate CLI on PostgreSQL', () => {
       expect(list.out.join('\n')).not.toContain(key.secret);
 
       expect((await run('keys', 'revoke', key.id)).code).toBe(0);
-      const fresh = new Authenticator(store, new KeyCache(), new LastUsedTracker(store));
+      const fresh = new Authenticator(store, new KeyCache());
       await expect(fresh.authenticate(`Bearer ${key.secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
     } finally {
       await store.close();

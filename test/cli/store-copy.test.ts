@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/api-key.js';
 import { Authenticator } from '../../src/auth/authenticate.js';
 import { KeyCache } from '../../src/auth/key-cache.js';
-import { LastUsedTracker } from '../../src/auth/last-used.js';
 import { generateRedemptionCode, hashRedemptionCode } from '../../src/billing/redemption-code.js';
 import { Commands } from '../../src/commands/commands.js';
 import { hashPassword, verifyPassword } from '../../src/dashboard/passwords.js';
@@ -190,7 +189,7 @@ describe('lmgate store copy into PostgreSQL', () => {
 
     // The key authenticates by its hash; the revoked one stays revoked.
     expect((await postgres.findKeyByHash(hashApiKey(fixture.key.secret)))?.accountId).toBe(fixture.ada.id);
-    const authenticator = new Authenticator(postgres, new KeyCache(), new LastUsedTracker(postgres));
+    const authenticator = new Authenticator(postgres, new KeyCache());
     const principal = await authenticator.authenticate(`Bearer ${fixture.key.secret}`);
     expect(principal.account).toMatchObject({ id: fixture.ada.id, email: 'ada@example.com' });
     await expect(Promise.resolve().then(() => authenticator.authenticate(`Bearer ${fixture.revoked.secret}`))).rejects.toBeInstanceOf(KeyRevokedError);

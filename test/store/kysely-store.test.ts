@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key.js';
 import { EmailTakenError, NotFoundInStoreError, type ApiKeyRecord, type Store } from '../../src/store/store.js';
+import { MIGRATION_NAMES } from '../../src/store/migrations/index.js';
 import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
 
 
@@ -49,7 +50,7 @@ describe.each(backends)('the store on $name', (backend) => {
     // beforeEach ran the first migration; a fresh database shows what it applied.
     const fresh = await backend.open();
     try {
-      expect(await fresh.store.migrate()).toEqual(['0001_initial', '0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint', '0007_key_leaks']);
+      expect(await fresh.store.migrate()).toEqual(MIGRATION_NAMES);
       expect(await fresh.store.migrate()).toEqual([]);
       const other = fresh.openAnother();
       try {

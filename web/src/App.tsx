@@ -7,6 +7,7 @@ import { ModelsPage } from './pages/ModelsPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { OverviewPage } from './pages/OverviewPage';
 import { PlansPage } from './pages/PlansPage';
+import { RequestLogPage } from './pages/RequestLogPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { SignUpPage } from './pages/SignUpPage';
@@ -37,6 +38,7 @@ export function App() {
             </Suspense>
           }
         />
+        <Route path="requests" element={<RequestLogPage />} />
         <Route path="models" element={<ModelsPage />} />
         <Route path="billing/plans" element={<PlansPage />} />
         <Route path="settings" element={<SettingsPage />} />

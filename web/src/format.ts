@@ -66,6 +66,27 @@ export function formatWait(seconds: number): string {
   return minutes === 1 ? 'in about a minute' : `in about ${minutes} minutes`;
 }
 
+const REFUSAL_REASONS: Record<string, string> = {
+  insufficient_credits: 'Not enough credits',
+  rate_limited: 'Rate limit reached',
+  model_not_found: 'Unknown model',
+  model_not_in_tier: 'Model not in your plan',
+  account_suspended: 'Account suspended',
+  subscription_inactive: 'Subscription inactive',
+  validation_failed: 'Invalid request',
+  malformed_json: 'Body is not JSON',
+  unsupported_media_type: 'Not sent as JSON',
+  payload_too_large: 'Request too large',
+  route_not_found: 'Unknown endpoint',
+  method_not_allowed: 'Wrong method',
+  shutting_down: 'Server restarting',
+};
+
+/** Why the request log says a request was refused, in words; reasons added later still read. */
+export function formatRefusalReason(reason: string): string {
+  return REFUSAL_REASONS[reason] ?? formatPlanName(reason.replace(/_/g, ' '));
+}
+
 const LEDGER_KINDS: Record<string, string> = {
   grant: 'Grant',
   top_up: 'Top-up',

@@ -56,6 +56,28 @@ export interface ApiKey {
   leakUrl: string | null;
 }
 
+export interface RequestLogEntry {
+  id: string;
+  requestId: string;
+  at: string;
+  keyId: string;
+  keyName: string;
+  model: string | null;
+  status: number;
+  reason: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+  streamed: boolean;
+  refused: boolean;
+}
+
+export interface RequestLog {
+  retentionDays: number;
+  requests: RequestLogEntry[];
+  next: string | null;
+}
+
 export interface UsageTotals {
   requests: number;
   promptTokens: number;

@@ -1,5 +1,5 @@
 // The Bearer-key API, registered once per base address (/v1, /api/v1, /v1 on the API host).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../services.js';
 import type { Principal } from '../../auth/authenticate.js';
 import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
@@ -23,6 +23,8 @@ declare module 'fastify' {
     principal: ApiPrincipal | null;
     /** The JSON body as the client sent it, for upstreams (forwarded without serializing it again). */
     rawJson: string | null;
+    /** Past admission: its usage record tells of it, whatever its status. */
+    admitted: boolean;
   }
 }
 
@@ -35,6 +37,7 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
   return async (api, options) => {
     if (!api.hasRequestDecorator('principal')) api.decorateRequest('principal', null);
     if (!api.hasRequestDecorator('rawJson')) api.decorateRequest('rawJson', null);
+    if (!api.hasRequestDecorator('admitted')) api.decorateRequest('admitted', false);
     // Fastify's own JSON parsing (same errors, same limits), keeping the text as well.
     const parseJson = api.getDefaultJsonParser('error', 'error');
     api.removeContentTypeParser('application/json');
@@ -80,16 +83,33 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
         (err: unknown) => done(err as Error),
       );
     });
-    const payments = services.payments;
-    if (payments) {
-      // After the answer is sent: whether the spending crossed an auto-recharge threshold.
-      api.addHook('onResponse', (request, _reply, done) => {
-        if (request.principal) payments.autoRecharge.spent(request.principal.account.id);
-        done();
-      });
-    }
+    // After the answer is sent. A key was used when it got an answer, not a refusal; a
+    // refusal of a known account goes to its request log unless a usage record already
+    // tells of the request; spending may have crossed an auto-recharge threshold.
+    const { lastUsed, refusals, payments } = services;
+    api.addHook('onResponse', (request, reply, done) => {
+      const principal = request.principal;
+      if (principal === null) return done();
+      if (request.admitted || reply.statusCode < 400) lastUsed.touch(principal.key.id);
+      else if (!request.admitted) refusals.add(refusalOf(request, reply.statusCode, principal));
+      payments?.autoRecharge.spent(principal.account.id);
+      done();
+    });
     chatCompletionsRoute(api, services);
     modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
+  };
+}
+
+function refusalOf(request: FastifyRequest, status: number, { key, account }: ApiPrincipal) {
+  const model = (request.body as { model?: unknown } | null | undefined)?.model;
+  return {
+    requestId: request.id,
+    accountId: account.id,
+    keyId: key.id,
+    model: typeof model === 'string' ? model.slice(0, 200) : null,
+    path: request.url.split('?')[0]!.slice(0, 200),
+    status,
+    reason: request.failure,
   };
 }
 

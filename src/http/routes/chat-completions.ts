@@ -56,6 +56,7 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
     const begin = ({ model, call }: Admitted): string | Promise<string | FastifyReply> => {
       const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
       const metered = new MeteredRequest(identity, pass);
+      request.admitted = true;
       if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered, services.inFlight);
       reply.type('application/json; charset=utf-8');
       return completeNow(model.backend, call, metered, services.inFlight);

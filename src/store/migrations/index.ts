@@ -7,6 +7,7 @@ import * as m0004 from './0004_balance_version.js';
 import * as m0005 from './0005_payments.js';
 import * as m0006 from './0006_code_hint.js';
 import * as m0007 from './0007_key_leaks.js';
+import * as m0008 from './0008_refused_requests.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -16,7 +17,11 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_payments': m0005,
   '0006_code_hint': m0006,
   '0007_key_leaks': m0007,
+  '0008_refused_requests': m0008,
 };
+
+/** In the order they apply. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS).sort();
 
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => MIGRATIONS,

@@ -10,6 +10,7 @@ const PAGES = [
   { to: '/', label: 'Overview' },
   { to: '/keys', label: 'API Keys' },
   { to: '/usage', label: 'Usage' },
+  { to: '/requests', label: 'Requests' },
   { to: '/models', label: 'Models' },
   { to: '/billing/plans', label: 'Billing' },
   { to: '/settings', label: 'Settings' },

@@ -1,0 +1,68 @@
+// The request log: every API request of the account within `request_log.retention_days`,
+// newest first, refused ones included (with the reason), filtered by key, model and
+// outcome, a page at a time. Usage charts stay about settled usage (usage.ts).
+import { Type } from '@sinclair/typebox';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
+import { signedIn, type DashboardServices } from '../context.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const Query = Type.Object({
+  key: Type.Optional(Type.String({ maxLength: 100 })),
+  model: Type.Optional(Type.String({ maxLength: 200 })),
+  outcome: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed')])),
+  /** The `next` of the page before. */
+  before: Type.Optional(Type.String({ maxLength: 200, pattern: '^[^|]+\\|[^|]+$' })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+});
+const RequestLog = Type.Object({
+  retentionDays: Type.Integer(),
+  requests: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      requestId: Type.String(),
+      at: Type.String(),
+      keyId: Type.String(),
+      keyName: Type.String(),
+      model: Nullable(Type.String()),
+      status: Type.Integer(),
+      reason: Nullable(Type.String()),
+      promptTokens: Type.Integer(),
+      completionTokens: Type.Integer(),
+      costMicros: Type.Integer(),
+      streamed: Type.Boolean(),
+      refused: Type.Boolean(),
+    }),
+  ),
+  /** Where the next page starts; null on the last. */
+  next: Nullable(Type.String()),
+});
+
+export function requestLogRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
+  const { store, config } = services;
+  dashboard.get('/requests', { schema: { querystring: Query, response: { 200: RequestLog } } }, async (request) => {
+    const { account } = signedIn(request);
+    const { key, model, outcome, before, limit } = request.query;
+    const retentionDays = config.request_log.retention_days;
+    const [at, id] = before?.split('|') ?? [];
+    const [entries, keys] = await Promise.all([
+      store.listRequestLog(account.id, {
+        sinceIso: new Date(Date.now() - retentionDays * DAY_MS).toISOString(),
+        limit: limit + 1,
+        ...(at !== undefined && id !== undefined ? { before: { at, id } } : {}),
+        ...(key === undefined ? {} : { keyId: key }),
+        ...(model === undefined ? {} : { model }),
+        ...(outcome === undefined ? {} : { outcome }),
+      }),
+      store.listKeys(account.id),
+    ]);
+    const names = new Map(keys.map((k) => [k.id, k.name]));
+    const page = entries.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      retentionDays,
+      requests: page.map((entry) => ({ ...entry, keyName: names.get(entry.keyId) ?? '' })),
+      next: entries.length > limit && last ? `${last.at}|${last.id}` : null,
+    };
+  });
+}

@@ -1,0 +1,36 @@
+// The refused half of the customer's request log (the other half is the usage records):
+// API requests of a known account refused before any model. Queued in memory and written
+// in batches off the request path; what is older than `request_log.retention_days` is
+// swept now and then.
+import { newTimeOrderedId } from '../ids.js';
+import type { RefusedRequest, Store } from '../store/store.js';
+
+/** A store that cannot keep up loses refusals past this, not memory. */
+const MAX_PENDING = 10_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export class RefusalLog {
+  private pending: RefusedRequest[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly retentionDays: number,
+  ) {}
+
+  add(refusal: Omit<RefusedRequest, 'id' | 'createdAt'>): void {
+    if (this.pending.length >= MAX_PENDING) return;
+    this.pending.push({ ...refusal, id: newTimeOrderedId('refused'), createdAt: new Date().toISOString() });
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    await this.store.recordRefusals(batch);
+  }
+
+  /** Deletes what has outlived the retention. */
+  prune(nowMs = Date.now()): Promise<number> {
+    return this.store.pruneRefusals(new Date(nowMs - this.retentionDays * DAY_MS).toISOString());
+  }
+}

@@ -1,0 +1,99 @@
+// The customer's request log: every API request of an account, newest first. Those that
+// reached a model are its usage records; those refused before are `refused_requests`. The
+// two are read side by side, each by its (account_id, created_at) index, and merged.
+import type { Selectable } from 'kysely';
+import { checkLimit, type Db } from './sql.js';
+import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './store.js';
+import type { RefusedRequestsTable, UsageRecordsTable } from './tables.js';
+
+export async function recordRefusals(db: Db, refusals: readonly RefusedRequest[]): Promise<void> {
+  if (refusals.length === 0) return;
+  await db
+    .insertInto('refused_requests')
+    .values(
+      refusals.map((r) => ({
+        id: r.id,
+        request_id: r.requestId,
+        account_id: r.accountId,
+        key_id: r.keyId,
+        model: r.model,
+        path: r.path,
+        status: r.status,
+        reason: r.reason,
+        created_at: r.createdAt,
+      })),
+    )
+    .execute();
+}
+
+export async function listRequestLog(db: Db, accountId: string, query: RequestLogQuery): Promise<RequestLogEntry[]> {
+  const limit = checkLimit(query.limit);
+  const page = <T extends 'usage_records' | 'refused_requests'>(table: T) => {
+    let select = db
+      .selectFrom(table as 'usage_records')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('created_at', '>=', query.sinceIso)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit);
+    const { before } = query;
+    if (before) select = select.where((eb) => eb.or([eb('created_at', '<', before.at), eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)])]));
+    if (query.keyId !== undefined) select = select.where('key_id', '=', query.keyId);
+    if (query.model !== undefined) select = select.where('model', '=', query.model);
+    return select;
+  };
+  let used = page('usage_records');
+  if (query.outcome === 'succeeded') used = used.where('status', '<', 400);
+  if (query.outcome === 'failed') used = used.where('status', '>=', 400);
+  const [usage, refused] = await Promise.all([
+    used.execute(),
+    query.outcome === 'succeeded' ? Promise.resolve([]) : (page('refused_requests').execute() as unknown as Promise<Selectable<RefusedRequestsTable>[]>),
+  ]);
+  return [...usage.map(fromUsage), ...refused.map(fromRefusal)].sort(newestFirst).slice(0, limit);
+}
+
+/** The retention's sweep; returns how many went. */
+export async function pruneRefusals(db: Db, beforeIso: string): Promise<number> {
+  const result = await db.deleteFrom('refused_requests').where('created_at', '<', beforeIso).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+function newestFirst(a: RequestLogEntry, b: RequestLogEntry): number {
+  if (a.at !== b.at) return a.at < b.at ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function fromUsage(row: Selectable<UsageRecordsTable>): RequestLogEntry {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    at: row.created_at,
+    keyId: row.key_id,
+    model: row.model,
+    status: row.status,
+    reason: null,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    costMicros: Number(row.cost_micros),
+    streamed: row.streamed === 1,
+    refused: false,
+  };
+}
+
+function fromRefusal(row: Selectable<RefusedRequestsTable>): RequestLogEntry {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    at: row.created_at,
+    keyId: row.key_id,
+    model: row.model,
+    status: row.status,
+    reason: row.reason,
+    promptTokens: 0,
+    completionTokens: 0,
+    costMicros: 0,
+    streamed: false,
+    refused: true,
+  };
+}
