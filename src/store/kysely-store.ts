@@ -212,7 +212,7 @@ export class KyselyStore implements Store {
     return ledger.sumLedger(this.db, accountId);
   }
 
-  listLedger(accountId: string, options?: { limit?: number }): Promise<LedgerEntry[]> {
+  listLedger(accountId: string, options?: { limit?: number; beforeId?: number }): Promise<LedgerEntry[]> {
     return ledger.listLedger(this.db, accountId, options);
   }
 

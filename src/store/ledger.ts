@@ -51,8 +51,9 @@ export async function sumLedger(db: Db, accountId: string): Promise<number> {
   return checkMicros(Number(row.total));
 }
 
-export async function listLedger(db: Db, accountId: string, options: { limit?: number } = {}): Promise<LedgerEntry[]> {
+export async function listLedger(db: Db, accountId: string, options: { limit?: number; beforeId?: number } = {}): Promise<LedgerEntry[]> {
   let query = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc');
+  if (options.beforeId !== undefined) query = query.where('id', '<', options.beforeId);
   if (options.limit !== undefined) query = query.limit(checkLimit(options.limit));
   return (await query.execute()).map(toLedgerEntry);
 }

@@ -351,7 +351,7 @@ export interface Store {
   /** The sum of an account's ledger entries (equal to its balance; checked by tests). */
   sumLedger(accountId: string): Promise<number>;
   /** Newest first. */
-  listLedger(accountId: string, options?: { limit?: number }): Promise<LedgerEntry[]>;
+  listLedger(accountId: string, options?: { limit?: number; beforeId?: number }): Promise<LedgerEntry[]>;
   /** Newest first. */
   listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]>;
   recordRefusals(refusals: readonly RefusedRequest[]): Promise<void>;

@@ -158,6 +158,38 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
     expect((await (await sessionClient(t)).get('/ledger')).body).toEqual({ balanceMicros: 0, entries: [] });
   });
 
+  it('the history sums a day of usage into one line, pages by ledger entries, and joins nothing else', async () => {
+    const client = await sessionClient(t);
+    const accountId = client.account.id as string;
+    await t.store.appendLedgerEntry({ accountId, kind: 'grant', amountMicros: 5_000_000, reason: 'welcome' });
+    const usage = [-1_000, -2_500, -700, -300];
+    for (const amountMicros of usage) await t.store.appendLedgerEntry({ accountId, kind: 'usage', amountMicros });
+    await t.store.appendLedgerEntry({ accountId, kind: 'adjustment', amountMicros: 100, reason: 'goodwill' });
+    await t.store.appendLedgerEntry({ accountId, kind: 'usage', amountMicros: -50 });
+
+    const whole = await client.get('/history');
+    expect(whole.status, whole.text).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(whole.body.entries.map((e: { kind: string; amountMicros: number; charges?: number; day?: string }) => [e.kind, e.amountMicros, e.charges, e.day])).toEqual([
+      ['usage', -50, 1, today],
+      ['adjustment', 100, undefined, undefined],
+      ['usage', -4_500, 4, today],
+      ['grant', 5_000_000, undefined, undefined],
+    ]);
+    expect(whole.body.next).toBeNull();
+
+    // Two entries a page: the day's four usage entries come as two lines of two, each with its day.
+    const first = await client.get('/history?limit=2');
+    expect(first.body.entries.map((e: { kind: string }) => e.kind)).toEqual(['usage', 'adjustment']);
+    const second = await client.get(`/history?limit=2&before=${first.body.next}`);
+    expect(second.body.entries).toEqual([expect.objectContaining({ kind: 'usage', amountMicros: -1_000, charges: 2, day: today })]);
+    const third = await client.get(`/history?limit=2&before=${second.body.next}`);
+    expect(third.body.entries.map((e: { amountMicros: number; charges?: number }) => [e.amountMicros, e.charges])).toEqual([[-3_500, 2]]);
+    const last = await client.get(`/history?limit=2&before=${third.body.next}`);
+    expect(last.body).toEqual({ entries: [expect.objectContaining({ kind: 'grant', reason: 'welcome' })], next: null });
+    expect((await client.get('/history?limit=0')).status).toBe(422);
+  });
+
   it('plans, ledger and redeem need a session', async () => {
     const anonymous = new DashboardClient(t);
     for (const res of [await anonymous.get('/plans'), await anonymous.get('/ledger'), await anonymous.post('/redeem', { code: 'x' }), await anonymous.post('/plan', { tier: 'free' })]) {

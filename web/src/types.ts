@@ -153,6 +153,17 @@ export interface Ledger {
   entries: LedgerEntry[];
 }
 
+/** A line of the balance's history: a ledger entry, or a UTC day's usage (`day`, `charges`). */
+export interface HistoryEntry extends LedgerEntry {
+  charges?: number;
+  day?: string;
+}
+
+export interface BalanceHistory {
+  entries: HistoryEntry[];
+  next: number | null;
+}
+
 export interface Redemption {
   creditedMicros: number;
   balanceMicros: number;

@@ -1,6 +1,6 @@
 // Plans (self-service only for plans without a subscription), the ledger, and redeeming
 // the operator's codes.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
@@ -9,6 +9,28 @@ import { AccountView, PlanView, accountView, planView } from '../views.js';
 
 const PlanBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
 const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
+const HistoryQuery = Type.Object({
+  /** The `next` of the page before. */
+  before: Type.Optional(Type.Integer({ minimum: 1 })),
+  limit: Type.Integer({ minimum: 1, maximum: 1_000, default: 500 }),
+});
+const History = Type.Object({
+  entries: Type.Array(
+    Type.Object({
+      /** The entry's id; for a day's usage, the newest of its entries. */
+      id: Type.Integer(),
+      kind: Type.String(),
+      amountMicros: Type.Integer(),
+      reason: Nullable(Type.String()),
+      createdAt: Type.String(),
+      /** A day's usage: how many charges it sums (UTC day `day`). */
+      charges: Type.Optional(Type.Integer()),
+      day: Type.Optional(Type.String()),
+    }),
+  ),
+  /** Where the next page starts; null on the last. */
+  next: Nullable(Type.Integer()),
+});
 const RedeemBody = Type.Object({
   code: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Enter a code.' } }),
 });
@@ -59,6 +81,30 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
       balanceMicros,
       entries: entries.map((entry) => ({ id: entry.id, kind: entry.kind, amountMicros: entry.amountMicros, reason: entry.reason, createdAt: entry.createdAt })),
     };
+  });
+
+  // The balance's history with one line per UTC day of usage (a request is one usage
+  // entry each), a page of ledger entries at a time. A day cut by a page boundary goes on
+  // in the next page, where the app adds it to the same line.
+  dashboard.get('/history', { schema: { querystring: HistoryQuery, response: { 200: History } } }, async (request) => {
+    const { account } = signedIn(request);
+    const { before, limit } = request.query;
+    const page = await store.listLedger(account.id, { limit: limit + 1, ...(before === undefined ? {} : { beforeId: before }) });
+    const rows = page.slice(0, limit);
+    const entries: Static<typeof History>['entries'] = [];
+    for (const entry of rows) {
+      const last = entries.at(-1);
+      const day = entry.createdAt.slice(0, 10);
+      if (entry.kind === 'usage' && last?.day === day) {
+        last.amountMicros += entry.amountMicros;
+        last.charges! += 1;
+      } else if (entry.kind === 'usage') {
+        entries.push({ id: entry.id, kind: 'usage', amountMicros: entry.amountMicros, reason: null, createdAt: entry.createdAt, charges: 1, day });
+      } else {
+        entries.push({ id: entry.id, kind: entry.kind, amountMicros: entry.amountMicros, reason: entry.reason, createdAt: entry.createdAt });
+      }
+    }
+    return { entries, next: page.length > limit ? rows.at(-1)!.id : null };
   });
 
   dashboard.post('/redeem', { schema: { body: RedeemBody, response: { 200: Redeemed } } }, async (request) => {

@@ -18,17 +18,19 @@ import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, 
 import { useApiData } from '../use-api-data';
 import { AddCredits } from './billing/AddCredits';
 import { AutoRechargeSettings } from './billing/AutoRechargeSettings';
+import { BalanceHistory } from './billing/BalanceHistory';
 import { CheckoutReturn } from './billing/CheckoutReturn';
 import { PaymentList } from './billing/PaymentList';
 import { StripeButton } from './billing/StripeButton';
 
-const LEDGER_LIMIT = 50;
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
 
 export function PlansPage() {
   usePageTitle('Billing');
   const plans = useApiData<Plans>('/plans');
-  const ledger = useApiData<Ledger>(`/ledger?limit=${LEDGER_LIMIT}`);
+  // The balance; its history is BalanceHistory's, reloaded whenever the balance is.
+  const ledger = useApiData<Ledger>('/ledger?limit=1');
+  const [historyVersion, setHistoryVersion] = useState(0);
   const options = useApiData<PaymentOptions>('/payments/options');
   const payments = enabledPayments(options.data);
   // Plans change in Stripe's portal while a paid subscription runs, so it is not left billing.
@@ -44,11 +46,13 @@ export function PlansPage() {
     setSwitched(account.tier);
     plans.reload();
     ledger.reload();
+    setHistoryVersion((v) => v + 1);
   }
 
   function redeemed(redemption: Redemption) {
     ledger.setData((current) => (current === undefined ? current : { ...current, balanceMicros: redemption.balanceMicros }));
     ledger.reload();
+    setHistoryVersion((v) => v + 1);
   }
 
   const { reload: reloadPlans } = plans;
@@ -57,6 +61,7 @@ export function PlansPage() {
   const checkoutSettled = useCallback(() => {
     reloadPlans();
     reloadLedger();
+    setHistoryVersion((v) => v + 1);
     reloadPaymentList();
   }, [reloadPlans, reloadLedger, reloadPaymentList]);
 
@@ -105,49 +110,7 @@ export function PlansPage() {
         </>
       )}
 
-      <section className="card flush section" aria-labelledby="ledger-title">
-        <div className="card-head">
-          <h2 id="ledger-title" className="card-title">
-            History
-          </h2>
-          <p className="muted">Every change to your balance, newest first.</p>
-        </div>
-        {ledger.data === undefined ? (
-          <div className="card-body">
-            <LoadState error={ledger.error} onRetry={ledger.reload} />
-          </div>
-        ) : ledger.data.entries.length === 0 ? (
-          <p className="muted empty-row">No changes yet.</p>
-        ) : (
-          <table className="table stacked" data-testid="ledger">
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Description</th>
-                <th scope="col" className="num">
-                  Credits
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {ledger.data.entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td data-label="Date">{formatDateTime(entry.createdAt)}</td>
-                  <td data-label="Kind">
-                    <span className="badge neutral">{formatLedgerKind(entry.kind)}</span>
-                  </td>
-                  <td data-label="Description">{entry.reason ?? <span className="muted">—</span>}</td>
-                  <td data-label="Credits" className={`num amount ${entry.amountMicros < 0 ? 'debit' : 'credit'}`}>
-                    {entry.amountMicros > 0 ? '+' : ''}
-                    {formatCredits(entry.amountMicros)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <BalanceHistory version={historyVersion} />
 
       <Dialog open={switching !== null} title={`Switch to the ${formatPlanName(switching?.name ?? '')} plan?`} onClose={() => setSwitching(null)}>
         {switching === null ? null : <ConfirmSwitch plan={switching} onSwitched={planChanged} onCancel={() => setSwitching(null)} />}
