@@ -100,7 +100,7 @@ export function chatCompletionToAnthropic(completion: ChatCompletionBody, modelI
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input });
   }
   return {
-    id: completion.id,
+    id: completion.id.startsWith('msg_') ? completion.id : `msg_${completion.id.replace(/^chatcmpl-/, '')}`,
     type: 'message',
     role: 'assistant',
     model: modelId,

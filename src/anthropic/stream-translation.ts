@@ -151,13 +151,16 @@ export class ChatToAnthropicStream {
     return events;
   }
 
-  /** The closing events: the last block's stop, the stop reason and output count, message_stop. */
-  end(completionTokens?: number): AnthropicStreamEvent[] {
+  /**
+   * The closing events: the last block's stop, the stop reason and the counts (`usage`, the
+   * billed ones, else the stream's own usage chunk), message_stop.
+   */
+  end(usage: Usage | undefined = this.usage): AnthropicStreamEvent[] {
     const events: AnthropicStreamEvent[] = [];
     this.start(events);
     this.closeBlock(events);
-    const outputTokens = completionTokens ?? this.usage?.completionTokens ?? 0;
-    events.push({ type: 'message_delta', delta: { stop_reason: this.stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
+    const counts = usage === undefined ? { output_tokens: 0 } : { output_tokens: usage.completionTokens, input_tokens: usage.promptTokens };
+    events.push({ type: 'message_delta', delta: { stop_reason: this.stopReason, stop_sequence: null }, usage: counts });
     events.push({ type: 'message_stop' });
     return events;
   }
