@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatRequest } from '../../src/chat/chat-request.js';
 import type { ChatChunkBody, ChatCompletionBody } from '../../src/anthropic/chat-wire.js';
 import { anthropicErrorBody, anthropicErrorType, statusOfAnthropicErrorType } from '../../src/anthropic/error-types.js';
-import type { AnthropicMessage, AnthropicStreamEvent } from '../../src/anthropic/messages-wire.js';
+import type { AnthropicMessage, AnthropicRequest, AnthropicStreamEvent } from '../../src/anthropic/messages-wire.js';
 import { anthropicToChatRequest, chatToAnthropicRequest } from '../../src/anthropic/request-translation.js';
 import { anthropicToChatCompletion, chatCompletionToAnthropic } from '../../src/anthropic/response-translation.js';
 import { AnthropicStreamError, AnthropicToChatStream, ChatToAnthropicStream } from '../../src/anthropic/stream-translation.js';
@@ -144,6 +144,74 @@ describe('requests', () => {
     expect(refused({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] })).toEqual(['messages.0.tool_calls.0.function.arguments']);
     expect(refused({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }] })).toEqual(['messages.0.content.0.type']);
     expect(refused({ messages: [{ role: 'function', name: 'f', content: 'x' }] })).toEqual(['messages.0.role']);
+  });
+});
+
+/** An Anthropic request as its clients write it: turns alternate, a user turn answers tools or speaks. */
+const anthropicRequest: fc.Arbitrary<AnthropicRequest> = fc
+  .record(
+    {
+      system: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text' as const), text }), { minLength: 2, maxLength: 3 })),
+      turns: fc.array(
+        fc.tuple(
+          fc.oneof(
+            text,
+            fc.array(
+              fc.oneof(
+                fc.record({ type: fc.constant('text' as const), text }),
+                fc.record({ type: fc.constant('image' as const), source: fc.record({ type: fc.constant('url' as const), url: fc.webUrl() }) }),
+                fc.record({
+                  type: fc.constant('image' as const),
+                  source: fc.record({ type: fc.constant('base64' as const), media_type: fc.constantFrom('image/png' as const, 'image/webp' as const), data: fc.base64String({ maxLength: 16 }) }),
+                }),
+              ),
+              { minLength: 1, maxLength: 3 },
+            ),
+            fc.array(fc.record({ type: fc.constant('tool_result' as const), tool_use_id: callId, content: fc.oneof(text, fc.tuple(fc.record({ type: fc.constant('text' as const), text })).map((b) => [...b])) }), { minLength: 1, maxLength: 3 }),
+          ),
+          fc.oneof(
+            text,
+            fc.tuple(fc.option(someText, { nil: undefined }), fc.array(fc.record({ type: fc.constant('tool_use' as const), id: callId, name, input: argsObject }), { minLength: 1, maxLength: 3 })).map(([lead, uses]) => [
+              ...(lead === undefined ? [] : [{ type: 'text' as const, text: lead }]),
+              ...uses,
+            ]),
+          ),
+        ),
+        { minLength: 1, maxLength: 4 },
+      ),
+      max_tokens: fc.integer({ min: 1, max: 100_000 }),
+      stop_sequences: fc.array(someText, { minLength: 1, maxLength: 4 }),
+      temperature: fc.double({ min: 0, max: 1, noNaN: true }),
+      top_p: fc.double({ min: 0, max: 1, noNaN: true }),
+      stream: fc.constant(true as const),
+      tools: fc.array(fc.record({ name, description: text, input_schema: fc.constant({ type: 'object' as const, properties: { q: { type: 'string' } } }) }), { minLength: 1, maxLength: 3 }),
+      tool_choice: fc.oneof(
+        fc.constant({ type: 'none' as const }),
+        fc.record({ type: fc.constantFrom('auto' as const, 'any' as const), disable_parallel_tool_use: fc.constant(true) }, { requiredKeys: ['type'] }),
+        fc.record({ type: fc.constant('tool' as const), name, disable_parallel_tool_use: fc.constant(true) }, { requiredKeys: ['type', 'name'] }),
+      ),
+      metadata: fc.record({ user_id: someText }),
+    },
+    { requiredKeys: ['turns', 'max_tokens'] },
+  )
+  .map(({ turns, ...rest }) => ({
+    model: 'claude-test',
+    ...rest,
+    messages: turns.flatMap(([user, assistant]) => [
+      { role: 'user' as const, content: user },
+      { role: 'assistant' as const, content: assistant },
+    ]),
+  }));
+
+describe('Anthropic requests', () => {
+  it('an Anthropic request translated to chat and back keeps its system prompt, turns, tool uses, tool results and parameters', () => {
+    fc.assert(
+      fc.property(anthropicRequest, (request) => {
+        const chat = anthropicToChatRequest(request);
+        expect(chatToAnthropicRequest(chat, { model: request.model, maxTokens: request.max_tokens, stream: request.stream === true })).toEqual(request);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
