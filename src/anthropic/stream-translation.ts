@@ -20,7 +20,7 @@ export class AnthropicToChatStream {
   private id = '';
   /** Chat's position of the tool call each Anthropic block index carries. */
   private readonly toolIndexOfBlock = new Map<number, number>();
-  private inputTokens: Usage['promptTokens'] | undefined;
+  private inputTokens: number | undefined;
   private cachedTokens = 0;
   private outputTokens: number | undefined;
   /** message_delta reported the output count: the answer's usage is known. */

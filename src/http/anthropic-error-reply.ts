@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { anthropicErrorBody } from '../anthropic/error-types.js';
 import type { AnthropicErrorBody } from '../anthropic/messages-wire.js';
-import { logFailure } from './error-handler.js';
+import { keepConnectionAfterUnreadBody, logFailure } from './error-handler.js';
 import { renderError, type ErrorReply } from './error-reply.js';
 
 export interface AnthropicErrorReply {
@@ -22,8 +22,10 @@ export function renderAnthropicError(err: unknown, requestId: string): Anthropic
 /** The route's error handler: every refusal of the route, its hooks' included. */
 export function sendAnthropicError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   logFailure(request, err);
+  keepConnectionAfterUnreadBody(err, reply);
   const rendered = renderAnthropicError(err, request.id);
-  reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
+  // Anthropic's SDKs read the request id from `request-id`.
+  reply.code(rendered.status).headers({ ...rendered.headers, 'request-id': request.id }).send(rendered.body);
 }
 
 function messageOf(rendered: ErrorReply): string {

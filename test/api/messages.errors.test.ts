@@ -14,6 +14,7 @@ beforeAll(async () => {
   upstream = await startFakeAnthropic();
   t = await startApp({
     overrides: {
+      server: { port: 0, body_limit_mb: 0.05 },
       tiers: {
         free: { rpm: 10_000, tpm: 10_000_000, concurrency: 100, models: ['demo-*', 'claude'] },
         tiny: { rpm: 1, tpm: 10_000_000, concurrency: 10, models: ['*'] },
@@ -62,7 +63,9 @@ async function sdkError(promise: Promise<unknown>): Promise<unknown> {
 
 describe('401', () => {
   it('no key, a malformed key, an unknown key and a revoked key: authentication_error, by x-api-key or Bearer', async () => {
-    expect(await expectAnthropicError(await post({}), 401, 'authentication_error')).toBe('Unauthenticated.');
+    const missing = await post({});
+    expect(missing.headers.get('request-id')).toBe(missing.headers.get('x-request-id'));
+    expect(await expectAnthropicError(missing, 401, 'authentication_error')).toBe('Unauthenticated.');
     await expectAnthropicError(await post({ 'x-api-key': 'not-a-key' }), 401, 'authentication_error');
     await expectAnthropicError(await post({ authorization: 'Bearer sk-lmg-unknown' }), 401, 'authentication_error');
     const { account, apiKey } = await t.createAccount();
@@ -121,6 +124,14 @@ describe('422', () => {
     const { apiKey } = await t.createAccount();
     const res = await fetch(`${t.baseURL}/messages`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
     expect(await expectAnthropicError(res, 422, 'invalid_request_error')).toContain('anthropic-version');
+  });
+});
+
+describe('413', () => {
+  it('a body over the limit: request_too_large, and the connection survives to read the answer', async () => {
+    const { apiKey } = await t.createAccount();
+    const res = await post({ 'x-api-key': apiKey }, { ...BODY, messages: [{ role: 'user', content: 'x'.repeat(100_000) }] });
+    await expectAnthropicError(res, 413, 'request_too_large');
   });
 });
 
