@@ -1,6 +1,7 @@
 // Every setting lmgate reads, its default and its unit. The YAML/JSON file and the
 // LMGATE_* environment variables (config/load.ts) are parsed against this one schema.
 import { z } from 'zod';
+import { ANTHROPIC_VERSION } from '../anthropic/messages-wire.js';
 
 const price = z
   .object({
@@ -30,9 +31,13 @@ const demoModel = z
 
 const deployment = z
   .object({
-    url: z.string().url(), // the upstream's OpenAI base URL, ending in /v1
+    // The API the upstream speaks: OpenAI's chat completions, or Anthropic's Messages API
+    // (POST /messages with x-api-key and anthropic-version).
+    kind: z.enum(['openai', 'anthropic']).default('openai'),
+    url: z.string().url(), // the upstream's base URL, ending in /v1
     model: z.string().min(1), // the upstream's name for the model
     api_key_env: z.string().min(1).optional(), // environment variable holding its API key
+    anthropic_version: z.string().min(1).default(ANTHROPIC_VERSION), // kind anthropic: the anthropic-version header
     weight: z.number().positive().default(1),
     max_concurrent: z.number().int().positive().default(64),
     timeouts: z
@@ -57,7 +62,7 @@ const deployment = z
   })
   .strict();
 
-/** A model served by OpenAI-compatible upstreams (vLLM, Ollama, llama.cpp, OpenAI...). */
+/** A model served by upstreams: OpenAI-compatible ones (vLLM, Ollama, llama.cpp, OpenAI...) or Anthropic's API. */
 const upstreamModel = z
   .object({
     backend: z.literal('openai').default('openai'),

@@ -45,17 +45,21 @@ export function useErrorSurface(scope: FastifyInstance, surface: Surface): void 
   scope.setErrorHandler((err: FastifyError, request, reply) => {
     logFailure(request, err);
     request.failure = reasonOf(err);
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // Fastify closes the connection after a body it did not read in full. Closing a socket
-      // with unread bytes resets it, and the reset can destroy the 413 before the client
-      // reads it; keeping the connection lets Node read the rest and discard it instead.
-      reply.removeHeader('connection');
-    }
+    keepConnectionAfterUnreadBody(err, reply);
     send(reply, renderError(err, request.id, surface));
   });
   scope.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     send(reply, renderError(missError(request), request.id, surface));
   });
+}
+
+/**
+ * Fastify closes the connection after a body it did not read in full. Closing a socket
+ * with unread bytes resets it, and the reset can destroy the 413 before the client reads
+ * it; keeping the connection lets Node read the rest and discard it instead.
+ */
+export function keepConnectionAfterUnreadBody(err: FastifyError, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') reply.removeHeader('connection');
 }
 
 /** What a request that no route serves gets: 405 when the path has other methods, else 404. */

@@ -80,6 +80,8 @@ function backendFor(id: string, model: ModelConfig, readSecret: SecretReader, me
         }
       }
       return {
+        kind: deployment.kind,
+        anthropicVersion: deployment.anthropic_version,
         url: deployment.url.replace(/\/+$/, ''),
         model: deployment.model,
         apiKey,

@@ -2,7 +2,9 @@
 // Studio, OpenAI itself, any /v1 server). A model has one or more deployments; each call
 // picks one (weighted, preferring the least busy, skipping those cooling down), forwards
 // the client's request with only `model` rewritten, and relays the answer in OpenAI's
-// shape with lmgate's model id (upstream/exchange.ts).
+// shape with lmgate's model id (upstream/exchange.ts). A deployment of kind `anthropic`
+// speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts);
+// failover, circuit breakers and limits are the same for both kinds.
 //
 // Failures before the client has seen anything (refused, reset, 5xx, 429, timeouts,
 // garbage) move on to another deployment; after the first chunk has gone out the stream
@@ -14,6 +16,7 @@ import { finalError } from './upstream/attempt-failure.js';
 import { AttemptFailure, ClientGoneError } from '../errors.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
 import { CompletionExchange, StreamExchange, type Exchange } from './upstream/exchange.js';
+import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
 
 export type { UpstreamDeployment, UpstreamTimeouts } from './upstream/deployment.js';
 
@@ -111,7 +114,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
   function complete(call: BackendCall): Promise<CompletionResult> {
     return withFailover(
       call,
-      (deployment) => new CompletionExchange(call, deployment),
+      (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicCompletionExchange(call, deployment) : new CompletionExchange(call, deployment)),
       () => {
         throw new ClientGoneError();
       },
@@ -121,7 +124,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
   function stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
     return withFailover(
       call,
-      (deployment) => new StreamExchange(call, deployment, sink),
+      (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicStreamExchange(call, deployment, sink) : new StreamExchange(call, deployment, sink)),
       // Gone before anything came back: nothing was generated for it.
       (): StreamResult => ({ usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null }),
     );

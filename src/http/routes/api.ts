@@ -8,6 +8,7 @@ import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import type { TypeBoxTypeProvider } from '../typebox.js';
 import { chatCompletionsRoute } from './chat-completions.js';
+import { messagesRoute } from './messages.js';
 import { modelRoutes } from './models.js';
 
 export interface ApiPrincipal extends Principal {
@@ -18,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route takes its request per minute at admission (Admission.requestsAtAdmission). */
     admitsRequest?: boolean;
+    /** The route also takes the key as Anthropic's clients send it, in `x-api-key`. */
+    acceptsApiKeyHeader?: boolean;
   }
   interface FastifyRequest {
     principal: ApiPrincipal | null;
@@ -73,7 +76,7 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
       };
       let admitted: MaybePromise<void>;
       try {
-        admitted = andThen(authenticateForApi(services, request.headers.authorization), admit);
+        admitted = andThen(authenticateForApi(services, authorizationOf(request)), admit);
       } catch (err) {
         return done(err as Error);
       }
@@ -96,6 +99,7 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
       done();
     });
     chatCompletionsRoute(api, services);
+    messagesRoute(api, services);
     modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
   };
 }
@@ -111,6 +115,13 @@ function refusalOf(request: FastifyRequest, status: number, { key, account }: Ap
     status,
     reason: request.failure,
   };
+}
+
+/** The Authorization header, or on a route that takes it, `x-api-key` as a Bearer key. */
+function authorizationOf(request: FastifyRequest): string | undefined {
+  const apiKey = request.headers['x-api-key'];
+  if (request.routeOptions.config.acceptsApiKeyHeader === true && typeof apiKey === 'string') return `Bearer ${apiKey}`;
+  return request.headers.authorization;
 }
 
 /** Steps 1–2: the key's account, allowed to use the API under its tier. */

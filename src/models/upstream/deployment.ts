@@ -1,5 +1,6 @@
 // One upstream deployment of a model: where it is, how to talk to it, and how it is doing.
 import type { Pool } from 'undici';
+import { ANTHROPIC_VERSION } from '../../anthropic/messages-wire.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 
 export interface UpstreamTimeouts {
@@ -14,12 +15,16 @@ export interface UpstreamTimeouts {
 }
 
 export interface UpstreamDeployment {
+  /** The API it speaks: OpenAI's chat completions (the default) or Anthropic's Messages API. */
+  kind?: 'openai' | 'anthropic';
   /** Base URL ending in /v1, e.g. http://10.0.0.5:8000/v1. */
   url: string;
   /** The upstream's name for the model. */
   model: string;
-  /** Sent as `Authorization: Bearer <apiKey>` when set. Never logged, never in a message. */
+  /** Sent as `Authorization: Bearer <apiKey>` (Anthropic: `x-api-key`) when set. Never logged, never in a message. */
   apiKey?: string;
+  /** Anthropic's `anthropic-version` header (kind anthropic). */
+  anthropicVersion?: string;
   /** Share of the traffic relative to the model's other deployments; 0 takes none. */
   weight: number;
   /** Requests in flight at most; a full deployment is skipped. */
@@ -62,9 +67,14 @@ export class Deployment {
     now?: () => number,
   ) {
     const url = new URL(config.url);
-    this.path = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+    const isAnthropic = config.kind === 'anthropic';
+    this.path = `${url.pathname.replace(/\/+$/, '')}${isAnthropic ? '/messages' : '/chat/completions'}`;
     this.origin = url.origin;
-    const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
+    const auth: Record<string, string> = isAnthropic
+      ? { 'anthropic-version': config.anthropicVersion ?? ANTHROPIC_VERSION, ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) }
+      : config.apiKey
+        ? { authorization: `Bearer ${config.apiKey}` }
+        : {};
     this.jsonHeaders = { 'content-type': 'application/json', accept: 'application/json', ...auth };
     this.streamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream', ...auth };
     this.label = `${url.origin}${this.path} (${config.model})`;

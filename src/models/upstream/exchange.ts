@@ -17,7 +17,7 @@ import { isRecord, ModelRenamer, plainCompletion, textOfMessage, upstreamErrorMe
 import { usageBody } from '../openai-body.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
-const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
@@ -162,7 +162,8 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
   private rejection(body: string): Error {
     const { status } = this;
     const where = this.deployment.label;
-    if (status === 429) {
+    // 529 is Anthropic's overloaded_error: busy, like a 429.
+    if (status === 429 || status === 529) {
       const seconds = Number(this.retryAfter);
       const retryAfterMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
       return new AttemptFailure('busy', 'upstream rate-limited the request', `${where} (retry-after ${String(this.retryAfter)})`, undefined, retryAfterMs);

@@ -1,0 +1,53 @@
+// OpenAI's chat completion answers as objects: what the translation to and from
+// Anthropic's Messages API reads and writes (the request side is chat/chat-request.ts).
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatUsageBody {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
+export interface ChatCompletionBody {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ChatToolCall[] };
+    logprobs: null;
+    finish_reason: ChatFinishReason | null;
+  }[];
+  usage: ChatUsageBody;
+}
+
+/** A piece of a tool call in a stream: the first names it, the next carry its arguments. */
+export interface ChatToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export interface ChatChunkBody {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] };
+    logprobs: null;
+    finish_reason: ChatFinishReason | null;
+  }[];
+  usage?: ChatUsageBody | null;
+}

@@ -1,0 +1,112 @@
+// Chat completion answers ↔ Anthropic messages, both ways: content blocks, stop reasons
+// and usage. Pure functions; the stream's pieces (stream-translation.ts) use the same rules.
+import type { Usage } from '../billing/usage.js';
+import type { ChatCompletionBody, ChatFinishReason, ChatToolCall, ChatUsageBody } from './chat-wire.js';
+import type { AnthropicContentBlock, AnthropicMessage, AnthropicStopReason, AnthropicUsage } from './messages-wire.js';
+import { parseArguments } from './request-translation.js';
+
+export function chatFinishReason(reason: AnthropicStopReason | null): ChatFinishReason | null {
+  switch (reason) {
+    case null:
+      return null;
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default: // end_turn, stop_sequence, pause_turn: the model stopped of its own accord
+      return 'stop';
+  }
+}
+
+export function anthropicStopReason(reason: string | null): AnthropicStopReason | null {
+  switch (reason) {
+    case null:
+      return null;
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    default:
+      return 'end_turn';
+  }
+}
+
+/** What lmgate bills: every input token, cached or not, counts as a prompt token. */
+export function usageOfAnthropic(usage: Pick<AnthropicUsage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'>): Usage {
+  return {
+    promptTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+    completionTokens: usage.output_tokens,
+  };
+}
+
+export function chatUsageBody(usage: Usage, cachedTokens = 0): ChatUsageBody {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: cachedTokens },
+  };
+}
+
+export function anthropicUsage(usage: Usage): AnthropicUsage {
+  return { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens };
+}
+
+/** An Anthropic message as a `chat.completion`, named `modelId`. */
+export function anthropicToChatCompletion(message: AnthropicMessage, modelId: string, createdUnixSec: number): ChatCompletionBody {
+  let text = '';
+  let hasText = false;
+  const toolCalls: ChatToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') {
+      text += block.text;
+      hasText = true;
+    } else if (block.type === 'tool_use') {
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+    }
+  }
+  const content = hasText || toolCalls.length === 0 ? text : null;
+  return {
+    id: message.id,
+    object: 'chat.completion',
+    created: createdUnixSec,
+    model: modelId,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        logprobs: null,
+        finish_reason: chatFinishReason(message.stop_reason),
+      },
+    ],
+    usage: chatUsageBody(usageOfAnthropic(message.usage), message.usage.cache_read_input_tokens ?? 0),
+  };
+}
+
+/** A `chat.completion` (its first choice) as an Anthropic message, named `modelId`. */
+export function chatCompletionToAnthropic(completion: ChatCompletionBody, modelId: string): AnthropicMessage {
+  const message = completion.choices[0]?.message;
+  const content: AnthropicContentBlock[] = [];
+  if (typeof message?.content === 'string' && message.content.length > 0) content.push({ type: 'text', text: message.content });
+  for (const call of message?.tool_calls ?? []) {
+    // An upstream's arguments that are not an object cannot be Anthropic's `input`: kept as text.
+    const input = parseArguments(call.function.arguments) ?? { arguments: call.function.arguments };
+    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input });
+  }
+  return {
+    id: completion.id.startsWith('msg_') ? completion.id : `msg_${completion.id.replace(/^chatcmpl-/, '')}`,
+    type: 'message',
+    role: 'assistant',
+    model: modelId,
+    content,
+    stop_reason: anthropicStopReason(completion.choices[0]?.finish_reason ?? null),
+    stop_sequence: null,
+    usage: anthropicUsage({ promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }),
+  };
+}

@@ -1,0 +1,190 @@
+// Streams, translated event by event as they arrive: Anthropic's Messages events into
+// chat.completion.chunk objects, and chat chunks into Anthropic's events. Each translator
+// holds only what the next event needs (the open block, the tool calls' positions, usage).
+import type { Usage } from '../billing/usage.js';
+import type { ChatChunkBody, ChatFinishReason } from './chat-wire.js';
+import type { AnthropicErrorObject, AnthropicStopReason, AnthropicStreamEvent } from './messages-wire.js';
+import { anthropicStopReason, chatFinishReason, chatUsageBody, usageOfAnthropic } from './response-translation.js';
+
+type Delta = ChatChunkBody['choices'][number]['delta'];
+
+/** An `error` event in an Anthropic stream: the upstream gave up after its 200. */
+export class AnthropicStreamError extends Error {
+  constructor(readonly error: AnthropicErrorObject) {
+    super(`${error.type}: ${error.message}`);
+  }
+}
+
+/** Anthropic events → chat chunks. */
+export class AnthropicToChatStream {
+  private id = '';
+  /** Chat's position of the tool call each Anthropic block index carries. */
+  private readonly toolIndexOfBlock = new Map<number, number>();
+  private inputTokens: number | undefined;
+  private cachedTokens = 0;
+  private outputTokens: number | undefined;
+  /** message_delta reported the output count: the answer's usage is known. */
+  hasFinalUsage = false;
+  /** message_stop came: the answer is complete. */
+  isDone = false;
+  finishReason: ChatFinishReason | null = null;
+  /** What was sent as text and tool calls, to count when the stream ends early. */
+  deliveredText = '';
+
+  constructor(
+    private readonly modelId: string,
+    private readonly createdUnixSec: number,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  /** The chunks for one event (often none). Throws AnthropicStreamError on an `error` event. */
+  push(event: AnthropicStreamEvent): ChatChunkBody[] {
+    switch (event.type) {
+      case 'message_start': {
+        this.id = event.message.id;
+        const usage = event.message.usage;
+        this.inputTokens = usageOfAnthropic({ ...usage, output_tokens: 0 }).promptTokens;
+        this.cachedTokens = usage.cache_read_input_tokens ?? 0;
+        return [this.chunk({ role: 'assistant', content: '' })];
+      }
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') return block.text.length > 0 ? [this.text(block.text)] : [];
+        if (block.type !== 'tool_use') return [];
+        const index = this.toolIndexOfBlock.size;
+        this.toolIndexOfBlock.set(event.index, index);
+        const args = Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : '';
+        this.deliveredText += block.name + args;
+        return [this.chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: args } }] })];
+      }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta') return delta.text.length > 0 ? [this.text(delta.text)] : [];
+        const index = this.toolIndexOfBlock.get(event.index);
+        if (delta.type !== 'input_json_delta' || index === undefined || delta.partial_json.length === 0) return [];
+        this.deliveredText += delta.partial_json;
+        return [this.chunk({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
+      }
+      case 'message_delta': {
+        const usage = event.usage;
+        this.outputTokens = usage.output_tokens;
+        this.hasFinalUsage = true;
+        // Newer servers repeat the input counts here; they are the final ones.
+        if (usage.input_tokens != null) this.inputTokens = usageOfAnthropic({ input_tokens: usage.input_tokens, output_tokens: 0, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens }).promptTokens;
+        if (event.delta.stop_reason === null) return [];
+        this.finishReason = chatFinishReason(event.delta.stop_reason);
+        return [this.chunk({}, this.finishReason)];
+      }
+      case 'message_stop': {
+        this.isDone = true;
+        if (!this.includeUsage || this.inputTokens === undefined || this.outputTokens === undefined) return [];
+        const usage = chatUsageBody({ promptTokens: this.inputTokens, completionTokens: this.outputTokens }, this.cachedTokens);
+        return [{ ...this.base(), choices: [], usage }];
+      }
+      case 'error':
+        throw new AnthropicStreamError(event.error);
+      default: // ping, content_block_stop, and event types added later
+        return [];
+    }
+  }
+
+  /** The upstream's counts as far as they came; undefined where they did not. */
+  reportedUsage(): { promptTokens: number | undefined; completionTokens: number | undefined } {
+    return { promptTokens: this.inputTokens, completionTokens: this.hasFinalUsage ? this.outputTokens : undefined };
+  }
+
+  private text(text: string): ChatChunkBody {
+    this.deliveredText += text;
+    return this.chunk({ content: text });
+  }
+
+  private chunk(delta: Delta, finishReason: ChatFinishReason | null = null): ChatChunkBody {
+    return { ...this.base(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+  }
+
+  private base(): Omit<ChatChunkBody, 'choices'> {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.createdUnixSec, model: this.modelId };
+  }
+}
+
+/** Chat chunks → Anthropic events. `end()` closes the message once the chat stream is over. */
+export class ChatToAnthropicStream {
+  private started = false;
+  private nextBlock = 0;
+  private open: { block: number; kind: 'text' } | { block: number; kind: 'tool'; toolIndex: number } | null = null;
+  private stopReason: AnthropicStopReason | null = null;
+  private usage: Usage | undefined;
+
+  constructor(
+    private readonly messageId: string,
+    private readonly modelId: string,
+    /** Input tokens as counted before the call: message_start tells them first. */
+    private readonly inputTokens: number,
+  ) {}
+
+  push(chunk: ChatChunkBody): AnthropicStreamEvent[] {
+    const events: AnthropicStreamEvent[] = [];
+    this.start(events);
+    if (chunk.usage != null) this.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+    // Anthropic's message has one answer: the first choice's.
+    const choice = chunk.choices.find((each) => each.index === 0);
+    if (choice === undefined) return events;
+    const { content, tool_calls: toolCalls } = choice.delta;
+    if (typeof content === 'string' && content.length > 0) {
+      if (this.open?.kind !== 'text') this.openBlock(events, { type: 'text', text: '' }, null);
+      events.push({ type: 'content_block_delta', index: this.open!.block, delta: { type: 'text_delta', text: content } });
+    }
+    for (const call of toolCalls ?? []) {
+      if (call.id !== undefined) {
+        this.openBlock(events, { type: 'tool_use', id: call.id, name: call.function?.name ?? '', input: {} }, call.index);
+      }
+      const args = call.function?.arguments;
+      if (args === undefined || args.length === 0) continue;
+      // OpenAI sends one call's arguments before the next call starts; a late piece goes to its own block.
+      const block = this.open?.kind === 'tool' && this.open.toolIndex === call.index ? this.open.block : undefined;
+      if (block !== undefined) events.push({ type: 'content_block_delta', index: block, delta: { type: 'input_json_delta', partial_json: args } });
+    }
+    if (choice.finish_reason !== null) {
+      this.closeBlock(events);
+      this.stopReason = anthropicStopReason(choice.finish_reason);
+    }
+    return events;
+  }
+
+  /**
+   * The closing events: the last block's stop, the stop reason and the counts (`usage`, the
+   * billed ones, else the stream's own usage chunk), message_stop.
+   */
+  end(usage: Usage | undefined = this.usage): AnthropicStreamEvent[] {
+    const events: AnthropicStreamEvent[] = [];
+    this.start(events);
+    this.closeBlock(events);
+    const counts = usage === undefined ? { output_tokens: 0 } : { output_tokens: usage.completionTokens, input_tokens: usage.promptTokens };
+    events.push({ type: 'message_delta', delta: { stop_reason: this.stopReason, stop_sequence: null }, usage: counts });
+    events.push({ type: 'message_stop' });
+    return events;
+  }
+
+  private start(events: AnthropicStreamEvent[]): void {
+    if (this.started) return;
+    this.started = true;
+    events.push({
+      type: 'message_start',
+      message: { id: this.messageId, type: 'message', role: 'assistant', model: this.modelId, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: this.inputTokens, output_tokens: 0 } },
+    });
+  }
+
+  private openBlock(events: AnthropicStreamEvent[], block: Extract<AnthropicStreamEvent, { type: 'content_block_start' }>['content_block'], toolIndex: number | null): void {
+    this.closeBlock(events);
+    const index = this.nextBlock++;
+    this.open = toolIndex === null ? { block: index, kind: 'text' } : { block: index, kind: 'tool', toolIndex };
+    events.push({ type: 'content_block_start', index, content_block: block });
+  }
+
+  private closeBlock(events: AnthropicStreamEvent[]): void {
+    if (this.open === null) return;
+    events.push({ type: 'content_block_stop', index: this.open.block });
+    this.open = null;
+  }
+}
+
