@@ -10,6 +10,7 @@ import type { AppServices } from '../services.js';
 import { MeteredRequest, worstCaseMicros } from '../billing/metering.js';
 import { assertTierAllowsModel } from '../billing/tiers.js';
 import type { TokenPlan } from '../chat/plan.js';
+import type { ModelEndpoint } from '../config/schema.js';
 import { ShuttingDownError, UnsupportedMediaTypeError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { CompletionResult, StreamResult } from '../models/backend.js';
@@ -48,21 +49,28 @@ export interface ErrorSurface {
 
 /** What one endpoint brings to the shared path. */
 export interface MeteredEndpoint<Req> {
+  /** Which of a model's endpoints this is: a model that does not serve it is refused (422). */
+  endpoint: ModelEndpoint;
   /** Reads and validates the body (422 with one entry per invalid field). */
   parse(body: unknown): Req;
   modelOf(request: Req): string;
   /** Prompt tokens and the output ceiling (422 past the context). */
   plan(request: Req, model: ModelEntry): MaybePromise<TokenPlan>;
-  isStreamed(request: Req): boolean;
   /**
    * The whole answer, as the endpoint's body text. Returned directly when the backend has
    * it at once: on the hot path one await costs more than an entire echo answer.
    */
   answer(call: MeteredCall<Req>): CompletionResult | Promise<CompletionResult>;
+  /** How it streams, for an endpoint that does. */
+  streaming?: StreamingAnswer<Req>;
+  errors: ErrorSurface;
+}
+
+export interface StreamingAnswer<Req> {
+  isStreamed(request: Req): boolean;
   /** The answer as events into `events`; never ends it (the path does, with `framing.done`). */
   stream(call: MeteredCall<Req>, events: EventStream): Promise<StreamResult>;
   framing: EventFraming;
-  errors: ErrorSurface;
 }
 
 /** The unified error body of the spec, and OpenAI's `data: {"error": ...}` event mid-stream. */
@@ -87,7 +95,7 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
     try {
       requireJsonBody(request);
       const parsed = endpoint.parse(request.body);
-      const model = services.catalog.resolve(endpoint.modelOf(parsed));
+      const model = services.catalog.resolve(endpoint.modelOf(parsed), endpoint.endpoint);
       assertTierAllowsModel(tier, model.id);
       // Counting a long prompt is the costliest step before the model: an account with
       // nothing left is refused before it.
@@ -104,10 +112,11 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
     }
 
     const begin = (call: MeteredCall<Req>): string | Promise<string | FastifyReply> => {
-      const streamed = endpoint.isStreamed(call.request);
+      const { streaming } = endpoint;
+      const streamed = streaming !== undefined && streaming.isStreamed(call.request);
       const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model: call.model, streamed };
       const metered = new MeteredRequest(identity, pass);
-      if (streamed) return streamAnswer(request, reply, endpoint, call, metered, services.inFlight);
+      if (streamed) return streamAnswer(request, reply, streaming, endpoint.errors, call, metered, services.inFlight);
       reply.type('application/json; charset=utf-8');
       return answerNow(endpoint, call, metered, services.inFlight);
     };
@@ -154,7 +163,8 @@ function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, 
 async function streamAnswer<Req>(
   request: FastifyRequest,
   reply: FastifyReply,
-  endpoint: MeteredEndpoint<Req>,
+  streaming: StreamingAnswer<Req>,
+  errors: ErrorSurface,
   call: MeteredCall<Req>,
   metered: MeteredRequest,
   inFlight: InFlight,
@@ -162,12 +172,11 @@ async function streamAnswer<Req>(
   reply.hijack();
   const res = reply.raw;
   const { client } = call;
-  const { errors } = endpoint;
   // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
-  const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>, endpoint.framing);
+  const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>, streaming.framing);
   inFlight.add(client);
   try {
-    const result = await endpoint.stream(call, events);
+    const result = await streaming.stream(call, events);
     // Stopped by the drain: what was generated is charged, and the client told why it ends.
     const error = client.stopped ? new ShuttingDownError() : result.error;
     const status = error ? statusOf(error) : client.aborted ? CLIENT_CLOSED : 200;

@@ -54,7 +54,7 @@ describe('loadConfig defaults', () => {
     expect(Object.keys(config.tiers)).toEqual(['free', 'pro']);
     expect(config.tiers.free).toMatchObject({ models: ['demo-*'], subscription: false });
     expect(config.tiers.pro).toMatchObject({ models: ['*'], subscription: true });
-    expect(Object.keys(config.models)).toEqual(['demo-echo', 'demo-lorem']);
+    expect(Object.keys(config.models)).toEqual(['demo-echo', 'demo-lorem', 'demo-embed']);
   });
 
   it('fills the defaults of a section the file names only in part', () => {

@@ -8,6 +8,9 @@ import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import type { TypeBoxTypeProvider } from '../typebox.js';
 import { chatCompletionsRoute } from './chat-completions.js';
+import { completionsRoute } from './completions.js';
+import { embeddingsRoute } from './embeddings.js';
+import { responsesRoute } from './responses.js';
 import { modelRoutes } from './models.js';
 
 export interface ApiPrincipal extends Principal {
@@ -81,6 +84,9 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
       );
     });
     chatCompletionsRoute(api, services);
+    completionsRoute(api, services);
+    embeddingsRoute(api, services);
+    responsesRoute(api, services);
     modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
   };
 }

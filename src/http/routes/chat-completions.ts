@@ -7,17 +7,22 @@ import type { ChatRequest } from '../../chat/chat-request.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import type { BackendCall } from '../../models/backend.js';
+import { chatBackendOf } from '../../models/catalog.js';
+import { chatBackendCall } from '../chat-call.js';
 import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
 import { OPENAI_CHAT_FRAMING } from '../sse.js';
 
 const CHAT_COMPLETIONS: MeteredEndpoint<ChatRequest> = {
+  endpoint: 'chat',
   parse: validateChatRequest,
   modelOf: (chat) => chat.model,
   plan: planTokens,
-  isStreamed: (chat) => chat.stream === true,
-  answer: (call) => call.model.backend.complete(backendCall(call)),
-  stream: (call, events) => call.model.backend.stream(backendCall(call), events),
-  framing: OPENAI_CHAT_FRAMING,
+  answer: (call) => chatBackendOf(call.model).complete(backendCall(call)),
+  streaming: {
+    isStreamed: (chat) => chat.stream === true,
+    stream: (call, events) => chatBackendOf(call.model).stream(backendCall(call), events),
+    framing: OPENAI_CHAT_FRAMING,
+  },
   errors: API_ERROR_SURFACE,
 };
 
@@ -25,14 +30,10 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
   meteredRoute(api, services, '/chat/completions', CHAT_COMPLETIONS);
 }
 
-function backendCall({ request, rawJson, model, plan, client }: MeteredCall<ChatRequest>): BackendCall {
-  return {
-    request,
-    requestText: rawJson ?? undefined,
-    modelId: model.id,
-    promptTokens: plan.promptTokens,
-    maxOutputTokens: plan.maxOutputTokens,
-    includeUsage: request.stream === true && request.stream_options?.include_usage === true,
-    client,
-  };
+function backendCall(call: MeteredCall<ChatRequest>): BackendCall {
+  const chat = call.request;
+  return chatBackendCall(call, chat, {
+    requestText: call.rawJson ?? undefined,
+    includeUsage: chat.stream === true && chat.stream_options?.include_usage === true,
+  });
 }

@@ -43,7 +43,9 @@ const REDACTED = '[redacted]';
 export class Deployment {
   inFlight = 0;
   readonly breaker: CircuitBreaker;
+  /** The chat completions path. */
   readonly path: string;
+  readonly embeddingsPath: string;
   readonly jsonHeaders: Record<string, string>;
   readonly streamHeaders: Record<string, string>;
   /** Where, for logs and the operator's metrics (never the key). */
@@ -62,7 +64,9 @@ export class Deployment {
     now?: () => number,
   ) {
     const url = new URL(config.url);
-    this.path = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+    const base = url.pathname.replace(/\/+$/, '');
+    this.path = `${base}/chat/completions`;
+    this.embeddingsPath = `${base}/embeddings`;
     this.origin = url.origin;
     const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
     this.jsonHeaders = { 'content-type': 'application/json', accept: 'application/json', ...auth };
