@@ -26,14 +26,13 @@ export function validateCompletionsRequest(body: unknown): CompletionsRequest {
   for (const [field, why] of Object.entries(UNSUPPORTED)) fields.unsupported(field, why);
   if (fields.boolean('echo') === true) fields.refuse('echo', 'is not supported on /v1/completions');
   fields.integer('best_of', 1, 1);
-  fields.check();
-
   const { prompt: _prompt, suffix: _suffix, echo: _echo, best_of: _bestOf, logprobs: _logprobs, ...rest } = fields.body;
-  const chat = validateChatRequest({
-    ...rest,
-    max_tokens: rest.max_tokens ?? DEFAULT_COMPLETION_MAX_TOKENS,
-    messages: [{ role: 'user', content: prompt }],
-  });
+  const chat = fields.alsoCheck(() =>
+    validateChatRequest({ ...rest, max_tokens: rest.max_tokens ?? DEFAULT_COMPLETION_MAX_TOKENS, messages: [{ role: 'user', content: prompt }] }),
+  );
+  fields.check();
+  // check() passed, so the chat request did too.
+  if (chat === undefined) throw new Error('unreachable: a refused chat request passed the check');
   return { chat, stream: chat.stream === true, includeUsage: chat.stream === true && chat.stream_options?.include_usage === true };
 }
 

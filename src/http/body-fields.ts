@@ -2,6 +2,7 @@
 // (completions, responses, embeddings): each refusal is one entry of the 422 `errors` map,
 // named by its field, all of them reported at once.
 import { ValidationError } from '../errors.js';
+import type { MaybePromise } from '../maybe-promise.js';
 
 /** OpenAI's bound on a model name, as the chat request's schema has it. */
 const MAX_MODEL_CHARS = 256;
@@ -21,6 +22,17 @@ export class BodyFields {
     const messages = this.problems.get(field);
     if (messages === undefined) this.problems.set(field, [message]);
     else if (!messages.includes(message)) messages.push(message);
+  }
+
+  /** Runs another validation, keeping its refusals with these; its result when it passed. */
+  alsoCheck<T>(validate: () => T): T | undefined {
+    try {
+      return validate();
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      for (const [field, messages] of Object.entries(err.fields)) for (const message of messages) this.refuse(field, message);
+      return undefined;
+    }
   }
 
   /** Throws the 422 when any field was refused. */
@@ -82,4 +94,21 @@ export class BodyFields {
 
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `run()`, with the fields of a 422 it throws (or rejects with) renamed: a check made on
+ * the chat request an endpoint was translated to names the endpoint's own fields.
+ */
+export function withFieldNames<T>(names: Record<string, string>, run: () => MaybePromise<T>): MaybePromise<T> {
+  const rename = (err: unknown): never => {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError(Object.fromEntries(Object.entries(err.fields).map(([field, messages]) => [names[field] ?? field, messages])));
+  };
+  try {
+    const result = run();
+    return result instanceof Promise ? result.catch(rename) : result;
+  } catch (err) {
+    return rename(err);
+  }
 }

@@ -8,6 +8,7 @@ import { textCompletionJson, TextCompletionSink } from '../../completions/comple
 import { validateCompletionsRequest, type CompletionsRequest } from '../../completions/completions-request.js';
 import { andThen } from '../../maybe-promise.js';
 import { chatBackendOf } from '../../models/catalog.js';
+import { withFieldNames } from '../body-fields.js';
 import { chatBackendCall } from '../chat-call.js';
 import { API_ERROR_SURFACE, meteredRoute, type MeteredEndpoint } from '../metered-route.js';
 import { OPENAI_CHAT_FRAMING } from '../sse.js';
@@ -16,7 +17,7 @@ const COMPLETIONS: MeteredEndpoint<CompletionsRequest> = {
   endpoint: 'completions',
   parse: validateCompletionsRequest,
   modelOf: (request) => request.chat.model,
-  plan: (request, model) => planTokens(request.chat, model),
+  plan: (request, model) => withFieldNames({ messages: 'prompt' }, () => planTokens(request.chat, model)),
   answer: (call) =>
     andThen(chatBackendOf(call.model).complete(chatBackendCall(call, call.request.chat, { includeUsage: false })), (result) => ({
       ...result,

@@ -8,6 +8,7 @@ import { andThen } from '../../maybe-promise.js';
 import { chatBackendOf } from '../../models/catalog.js';
 import { ResponseEventSink, ResponseShape, responseJson } from '../../responses/response-body.js';
 import { validateResponsesRequest, type ResponsesRequest } from '../../responses/responses-request.js';
+import { withFieldNames } from '../body-fields.js';
 import { chatBackendCall } from '../chat-call.js';
 import { renderError } from '../error-reply.js';
 import { API_ERROR_SURFACE, meteredRoute, type ErrorSurface, type MeteredEndpoint } from '../metered-route.js';
@@ -30,7 +31,7 @@ const RESPONSES: MeteredEndpoint<ResponsesRequest> = {
   endpoint: 'responses',
   parse: validateResponsesRequest,
   modelOf: (request) => request.chat.model,
-  plan: (request, model) => planTokens(request.chat, model),
+  plan: (request, model) => withFieldNames({ messages: 'input', max_tokens: 'max_output_tokens' }, () => planTokens(request.chat, model)),
   answer: (call) => {
     const shape = new ResponseShape(call.model.id, call.request.echo);
     return andThen(chatBackendOf(call.model).complete(chatBackendCall(call, call.request.chat, { includeUsage: false })), (result) => ({
