@@ -3,8 +3,9 @@
 // both. Words and pairs of adjacent words are hashed into signed buckets (the hashing
 // trick), then the vector is scaled to length 1. `dimensions` shortens it and scales it
 // again, as OpenAI's text-embedding-3 models do.
-import { ValidationError } from '../errors.js';
-import { embeddingsJson } from '../embeddings/embeddings-body.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { ClientGoneError, ValidationError } from '../errors.js';
+import { embeddingItemJson, embeddingsJson } from '../embeddings/embeddings-body.js';
 import type { CompletionResult, EmbeddingBackend, EmbeddingCall } from './backend.js';
 
 export interface DemoEmbedderOptions {
@@ -12,40 +13,101 @@ export interface DemoEmbedderOptions {
   dimensions: number;
 }
 
-const WORD = /[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu;
+// A large request (2048 inputs, or megabytes of text) is embedded in slices of about this
+// long that hand the event loop back in between, as long prompts are counted.
+const SLICE_MS = 8;
+/** Terms hashed between two looks at the clock. */
+const TERMS_PER_CHECK = 4096;
 
 export function createDemoEmbedder(options: DemoEmbedderOptions): EmbeddingBackend {
   return {
-    embed(call: EmbeddingCall): CompletionResult {
-      const { request } = call;
-      const dimensions = request.dimensions ?? options.dimensions;
+    embed(call: EmbeddingCall): CompletionResult | Promise<CompletionResult> {
+      const dimensions = call.request.dimensions ?? options.dimensions;
       if (dimensions > options.dimensions) throw new ValidationError({ dimensions: [`must be <= ${options.dimensions} for this model`] });
-      const vectors = request.inputs.map((input) => normalized(featuresOf(input, options.dimensions).subarray(0, dimensions)));
-      const usage = { promptTokens: call.promptTokens, completionTokens: 0 };
-      return { body: embeddingsJson(call.modelId, vectors, request.encodingFormat, call.promptTokens), usage, finishReason: null };
+      const work = new EmbeddingWork(call, options.dimensions, dimensions);
+      if (work.runSlice()) return work.result();
+      return (async () => {
+        do {
+          await yieldToEventLoop();
+          if (call.client.aborted) throw new ClientGoneError();
+        } while (!work.runSlice());
+        return work.result();
+      })();
     },
   };
 }
 
-function featuresOf(input: string | number[], dimensions: number): Float64Array {
-  const vector = new Float64Array(dimensions);
-  const terms = typeof input === 'string' ? (input.toLowerCase().match(WORD) ?? []) : input.map(String);
-  let previous = '';
-  for (const term of terms) {
-    addTerm(vector, term, 1);
-    if (previous !== '') addTerm(vector, `${previous} ${term}`, 0.5);
-    previous = term;
+/** One request's embeddings, made input by input and term by term, resumable between slices. */
+class EmbeddingWork {
+  private readonly items: string[] = [];
+  private input = 0;
+  private vector: Float64Array;
+  private readonly words = /[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu;
+  private text = '';
+  /** Position in the current token array. */
+  private at = 0;
+  private previous = '';
+  private isStarted = false;
+
+  constructor(
+    private readonly call: EmbeddingCall,
+    private readonly modelDimensions: number,
+    private readonly dimensions: number,
+  ) {
+    this.vector = new Float64Array(modelDimensions);
   }
-  return vector;
+
+  /** Works until done (true) or the slice is used up (false). */
+  runSlice(): boolean {
+    const { inputs } = this.call.request;
+    const startedAtMs = performance.now();
+    let terms = 0;
+    while (this.input < inputs.length) {
+      const input = inputs[this.input]!;
+      if (!this.isStarted) this.start(input);
+      const term = this.nextTerm(input);
+      if (term === undefined) {
+        this.items.push(embeddingItemJson(this.input, normalized(this.vector.subarray(0, this.dimensions)), this.call.request.encodingFormat));
+        this.input++;
+        this.isStarted = false;
+      } else {
+        addTerm(this.vector, term, 1);
+        if (this.previous !== '') addTerm(this.vector, `${this.previous} ${term}`, 0.5);
+        this.previous = term;
+      }
+      if (++terms % TERMS_PER_CHECK === 0 && performance.now() - startedAtMs >= SLICE_MS) return false;
+    }
+    return true;
+  }
+
+  result(): CompletionResult {
+    const { call } = this;
+    return { body: embeddingsJson(call.modelId, this.items, call.promptTokens), usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null };
+  }
+
+  private start(input: string | number[]): void {
+    this.isStarted = true;
+    this.vector = new Float64Array(this.modelDimensions);
+    this.previous = '';
+    this.at = 0;
+    if (typeof input === 'string') {
+      this.text = input.toLowerCase();
+      this.words.lastIndex = 0;
+    }
+  }
+
+  private nextTerm(input: string | number[]): string | undefined {
+    if (typeof input !== 'string') return this.at < input.length ? String(input[this.at++]) : undefined;
+    return this.words.exec(this.text)?.[0];
+  }
 }
 
 function addTerm(vector: Float64Array, term: string, weight: number): void {
   const hash = fnv1a(term);
-  const bucket = hash % vector.length;
-  vector[bucket]! += hash & 0x8000_0000 ? -weight : weight;
+  vector[hash % vector.length]! += hash & 0x8000_0000 ? -weight : weight;
 }
 
-/** Scaled to length 1; a vector of zeros (no terms fell in the buckets kept) becomes a unit vector on the first axis. */
+/** Scaled to length 1; a vector of zeros (no term fell in the buckets kept) becomes a unit vector on the first axis. */
 function normalized(vector: Float64Array): Float64Array {
   let sum = 0;
   for (const value of vector) sum += value * value;

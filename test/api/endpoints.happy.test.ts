@@ -90,6 +90,15 @@ describe('POST /v1/embeddings', () => {
     expect(tokens.usage.prompt_tokens).toBe(5);
   });
 
+  it('a large request (embedded in slices that hand the event loop back) gives the vectors small ones give', async () => {
+    const { client } = await account();
+    const texts = Array.from({ length: 2048 }, (_, i) => `passage ${i} `.repeat(60));
+    const large = await client.embeddings.create({ model: 'demo-embed', input: texts, encoding_format: 'float' });
+    expect(large.data).toHaveLength(2048);
+    const alone = await client.embeddings.create({ model: 'demo-embed', input: texts[2047]!, encoding_format: 'float' });
+    expect(large.data[2047]!.embedding).toEqual(alone.data[0]!.embedding);
+  });
+
   it('an upstream embedding deployment gets the request with its model name on /embeddings; its usage is charged', async () => {
     const { client, bill } = await account();
     const seen = upstream.requests.length;
