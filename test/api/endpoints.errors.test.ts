@@ -24,6 +24,8 @@ beforeAll(async () => {
         'premium-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0 },
         'premium-embed': { backend: 'demo', kind: 'embedding' },
         'up-chat': { price: { input: 1, output: 1 }, deployments: [{ url: upstream.url, model: 'upstream-chat' }] },
+        // Failed on purpose below; its breaker must not open meanwhile.
+        'up-flaky': { deployments: [{ url: upstream.url, model: 'upstream-chat', circuit_breaker: { failures: 100 } }] },
       },
     },
   });
@@ -121,6 +123,49 @@ describe('checks made on the translated chat request', () => {
     expect(tooLong.errors).toEqual({ max_output_tokens: ['must be <= 16384 for this model'] });
     const both = await expectUnified(await post('/completions', { model: 42, prompt: ['a', 'b'], n: 0 }, apiKey), 422, 'Validation failed');
     expect(Object.keys(both.errors as object).sort()).toEqual(['model', 'n', 'prompt']);
+  });
+});
+
+describe('an upstream that fails mid-stream', () => {
+  it('ends a completions stream with the error event, which the client raises', async () => {
+    const { apiKey } = await t.createAccount();
+    upstream.behave({ dropAfterChunks: 2 });
+    const stream = await t.client(apiKey).completions.create({ model: 'up-flaky', prompt: 'go', stream: true });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices.map((c) => c.text).join('');
+    })().catch((e: unknown) => e);
+    upstream.behave({});
+    expect(text).toBe('Hello from');
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 502, message: 'The model backend returned an invalid response.' });
+  });
+
+  it('ends a responses stream with an error event carrying the unified error, which the client raises', async () => {
+    const { apiKey } = await t.createAccount();
+    upstream.behave({ dropAfterChunks: 2 });
+    const res = await post('/responses', { model: 'up-flaky', input: 'go', stream: true }, apiKey);
+    const text = await res.text();
+    upstream.behave({});
+    const events = text.split('\n\n').filter((frame) => frame.length > 0);
+    expect(events[0]).toMatch(/^event: response\.created\ndata: /);
+    const last = events.at(-1)!;
+    expect(last).toMatch(/^event: error\ndata: /);
+    expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toMatchObject({
+      type: 'error',
+      code: '502',
+      message: 'The model backend returned an invalid response.',
+      error: { code: 502, message: 'The model backend returned an invalid response.' },
+    });
+    expect(text).not.toContain('response.completed');
+
+    upstream.behave({ dropAfterChunks: 2 });
+    const stream = await t.client(apiKey).responses.create({ model: 'up-flaky', input: 'go', stream: true });
+    const err = await (async () => {
+      for await (const _event of stream);
+    })().catch((e: unknown) => e);
+    upstream.behave({});
+    expect(err).toBeInstanceOf(OpenAI.APIError);
   });
 });
 
