@@ -1,8 +1,8 @@
 // The demo embedding model: a vector from the text alone, so equal texts give equal
 // vectors on any instance, texts sharing words point the same way, and tests can check
 // both. Words and pairs of adjacent words are hashed into signed buckets (the hashing
-// trick), then the vector is scaled to length 1. `dimensions` shortens it and scales it
-// again, as OpenAI's text-embedding-3 models do.
+// trick), then the vector is scaled to length 1. A request's `dimensions` (at most the
+// model's) is the number of buckets, so a short vector still holds every word.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ClientGoneError, ValidationError } from '../errors.js';
 import { embeddingItemJson, embeddingsJson } from '../embeddings/embeddings-body.js';
@@ -24,7 +24,7 @@ export function createDemoEmbedder(options: DemoEmbedderOptions): EmbeddingBacke
     embed(call: EmbeddingCall): CompletionResult | Promise<CompletionResult> {
       const dimensions = call.request.dimensions ?? options.dimensions;
       if (dimensions > options.dimensions) throw new ValidationError({ dimensions: [`must be <= ${options.dimensions} for this model`] });
-      const work = new EmbeddingWork(call, options.dimensions, dimensions);
+      const work = new EmbeddingWork(call, dimensions);
       if (work.runSlice()) return work.result();
       return (async () => {
         do {
@@ -51,10 +51,9 @@ class EmbeddingWork {
 
   constructor(
     private readonly call: EmbeddingCall,
-    private readonly modelDimensions: number,
     private readonly dimensions: number,
   ) {
-    this.vector = new Float64Array(modelDimensions);
+    this.vector = new Float64Array(dimensions);
   }
 
   /** Works until done (true) or the slice is used up (false). */
@@ -67,7 +66,7 @@ class EmbeddingWork {
       if (!this.isStarted) this.start(input);
       const term = this.nextTerm(input);
       if (term === undefined) {
-        this.items.push(embeddingItemJson(this.input, normalized(this.vector.subarray(0, this.dimensions)), this.call.request.encodingFormat));
+        this.items.push(embeddingItemJson(this.input, normalized(this.vector), this.call.request.encodingFormat));
         this.input++;
         this.isStarted = false;
       } else {
@@ -87,7 +86,7 @@ class EmbeddingWork {
 
   private start(input: string | number[]): void {
     this.isStarted = true;
-    this.vector = new Float64Array(this.modelDimensions);
+    this.vector = new Float64Array(this.dimensions);
     this.previous = '';
     this.at = 0;
     if (typeof input === 'string') {
@@ -107,7 +106,7 @@ function addTerm(vector: Float64Array, term: string, weight: number): void {
   vector[hash % vector.length]! += hash & 0x8000_0000 ? -weight : weight;
 }
 
-/** Scaled to length 1; a vector of zeros (no term fell in the buckets kept) becomes a unit vector on the first axis. */
+/** Scaled to length 1; a vector of zeros (the terms cancelled out) becomes a unit vector on the first axis. */
 function normalized(vector: Float64Array): Float64Array {
   let sum = 0;
   for (const value of vector) sum += value * value;

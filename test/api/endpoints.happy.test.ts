@@ -74,7 +74,7 @@ describe('POST /v1/embeddings', () => {
     expect(chargedMicros).toBe(costMicros(PRICES, tokens, 0));
   });
 
-  it('base64 (the client’s default) decodes to the float vector; dimensions shortens and renormalizes; token arrays count their ids', async () => {
+  it('base64 (the client’s default) decodes to the float vector; dimensions gives shorter vectors of length 1 that still hold the words; token arrays count their ids', async () => {
     const { client } = await account();
     const floats = await client.embeddings.create({ model: 'demo-embed', input: 'hello world', encoding_format: 'float' });
     const viaBase64 = await client.embeddings.create({ model: 'demo-embed', input: 'hello world' });
@@ -84,6 +84,7 @@ describe('POST /v1/embeddings', () => {
     const short = await client.embeddings.create({ model: 'demo-embed', input: 'hello world', dimensions: 8, encoding_format: 'float' });
     expect(short.data[0]!.embedding).toHaveLength(8);
     expect(dot(short.data[0]!.embedding, short.data[0]!.embedding)).toBeCloseTo(1, 10);
+    expect(short.data[0]!.embedding.filter((value) => value !== 0).length).toBeGreaterThan(1);
 
     const tokens = await client.embeddings.create({ model: 'demo-embed', input: [[1, 2, 3], [4, 5]], encoding_format: 'float' });
     expect(tokens.data).toHaveLength(2);
