@@ -181,6 +181,16 @@ describe('loadConfig errors', () => {
     expect(error.message).toContain('tiers.free.rpm');
   });
 
+  it('names a model’s endpoints when a demo model cannot serve one of them; an upstream may serve any', () => {
+    write('lmgate.yaml', 'models:\n  e: { backend: demo, kind: echo, endpoints: [chat, embeddings] }\n  v: { backend: demo, kind: embedding, endpoints: [responses] }\n');
+    const error = configError(() => loadConfig({ env: {}, cwd: dir }));
+    expect(error.problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^models\.e\.endpoints: a demo echo model cannot serve embeddings/), expect.stringMatching(/^models\.v\.endpoints: a demo embedding model cannot serve responses/)]),
+    );
+    write('lmgate.yaml', 'models:\n  u: { endpoints: [embeddings, chat], deployments: [{ url: "http://127.0.0.1:9/v1", model: m }] }\n');
+    expect(loadConfig({ env: {}, cwd: dir }).models.u!.endpoints).toEqual(['embeddings', 'chat']);
+  });
+
   it('names an unknown key and where it is', () => {
     write('lmgate.yaml', 'server:\n  prot: 8080\n');
     const nested = configError(() => loadConfig({ env: {}, cwd: dir }));
