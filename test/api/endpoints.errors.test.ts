@@ -65,7 +65,7 @@ async function expectUnified(res: Response, status: number, message: string): Pr
   return body;
 }
 
-describe.each(ENDPOINTS)('POST /v1$path refuses', ({ path, body, chatModel, invalid }) => {
+describe.each(ENDPOINTS.map((each) => [each.path, each] as const))('POST /v1%s refuses', (_name, { path, body, chatModel, invalid }) => {
   const model = chatModel ? 'demo-echo' : 'demo-embed';
 
   it('401 without a key (unified) and with an unknown key (OpenAI’s shape)', async () => {

@@ -278,6 +278,17 @@ describe('POST /v1/responses', () => {
   });
 });
 
+describe('the base addresses', () => {
+  it.each(['/v1', '/api/v1'])('serve every endpoint under %s', async (base) => {
+    const { apiKey } = await t.createAccount();
+    const post = (path: string, body: object): Promise<Response> =>
+      fetch(`${t.origin}${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await jsonOf(await post('/completions', { model: 'demo-echo', prompt: 'hi' }))).object).toBe('text_completion');
+    expect((await jsonOf(await post('/responses', { model: 'demo-echo', input: 'hi' }))).object).toBe('response');
+    expect((await jsonOf(await post('/embeddings', { model: 'demo-embed', input: 'hi' }))).object).toBe('list');
+  });
+});
+
 describe('the catalogue’s endpoints', () => {
   it('GET /v1/models says what each model serves', async () => {
     const { apiKey } = await t.createAccount();
