@@ -298,11 +298,12 @@ export class AttemptFailure extends LmgateError {
 }
 
 /**
- * A refusal of the dashboard's (or, later, the admin API's) that carries no data: a closed
- * sign-up, a wrong password, a redeemed code. Its words for the person at the screen are
- * in the error table.
+ * A refusal that carries no data: the dashboard's (a closed sign-up, a wrong password, a
+ * redeemed code) or the API's (a parameter not offered). Its words are in the error table.
  */
 export type RefusalCode =
+  | 'previous_response_id_unsupported'
+  | 'store_unsupported'
   | 'cross_origin'
   | 'csrf_invalid'
   | 'unknown_plan'

@@ -10,8 +10,15 @@ const price = z
   })
   .strict();
 
+/** The API endpoints a model can serve; a model is called only on those it lists. */
+export const MODEL_ENDPOINTS = ['chat', 'responses', 'completions', 'embeddings'] as const;
+export type ModelEndpoint = (typeof MODEL_ENDPOINTS)[number];
+
 /** What every model in the catalogue has, whatever serves it. */
 const catalogFields = {
+  // Default: every endpoint a chat model answers (chat, and responses and completions
+  // translated to chat); a demo embedding model's default is embeddings.
+  endpoints: z.array(z.enum(MODEL_ENDPOINTS)).min(1).optional(),
   context: z.number().int().positive().default(128_000), // context length, tokens
   max_output: z.number().int().positive().default(16_384), // output tokens at most
   price: price.default({ input: 0, output: 0 }),
@@ -22,9 +29,10 @@ const catalogFields = {
 const demoModel = z
   .object({
     backend: z.literal('demo'),
-    kind: z.enum(['echo', 'lorem']),
+    kind: z.enum(['echo', 'lorem', 'embedding']),
     tokens_per_sec: z.number().nonnegative().default(80),
     default_tokens: z.number().int().positive().default(200),
+    dimensions: z.number().int().positive().max(8_192).default(256), // embedding: vector length
     ...catalogFields,
   })
   .strict();
@@ -199,9 +207,10 @@ export const configSchema = z
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
       pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
     }),
-    models: z.record(z.string().min(1).max(200), z.union([demoModel, upstreamModel])).default({
-      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
-      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
+    models: z.record(z.string().min(1).max(200), z.union([demoModel, upstreamModel]).superRefine(demoEndpointsFit)).default({
+      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
+      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
+      'demo-embed': { backend: 'demo', kind: 'embedding', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 8_192, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Embeds text as deterministic, normalized vectors.' },
     }),
   })
   .strict()
@@ -238,6 +247,17 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });
     }
   });
+
+/** A demo model serves what it can: vectors for embeddings, text for the rest. */
+function demoEndpointsFit(model: z.output<typeof demoModel> | z.output<typeof upstreamModel>, ctx: z.RefinementCtx): void {
+  if (model.backend !== 'demo' || model.endpoints === undefined) return;
+  const isEmbedding = model.kind === 'embedding';
+  for (const endpoint of model.endpoints) {
+    if ((endpoint === 'embeddings') !== isEmbedding) {
+      ctx.addIssue({ code: 'custom', path: ['endpoints'], message: `a demo ${model.kind} model cannot serve ${endpoint}` });
+    }
+  }
+}
 
 export type Config = z.output<typeof configSchema>;
 export type TierConfig = z.output<typeof tier>;

@@ -72,6 +72,10 @@ export const API_ERRORS: ErrorTable = {
   shutting_down: () => row(503, 'The server is restarting. Please retry the request.', { headers: { 'retry-after': '1', connection: 'close' } }),
   // Nobody reads the answer; the status is for the log and the usage record.
   client_gone: () => row(499, 'The client closed the connection.', { log: 'debug' }),
+  // Stored responses are not offered: nothing could be referred to later.
+  previous_response_id_unsupported: () =>
+    row(400, 'Stored responses are not supported: send the whole conversation in input instead of previous_response_id.', { extra: { param: 'previous_response_id' } }),
+  store_unsupported: () => row(400, 'Stored responses are not supported: leave store unset or set it to false.', { extra: { param: 'store' } }),
   webhook_signature_invalid: () => row(400, 'The webhook signature is not valid.'),
   payment_provider_failed: () => row(502, 'The payment provider could not complete the request. Please try again.', { log: 'error' }),
   payments_disabled: () => row(404, 'Payments are not enabled.'),

@@ -1,9 +1,16 @@
-// Server-sent events for streamed completions: OpenAI's framing (`data: <json>\n\n`,
-// ending with `data: [DONE]\n\n`), written straight to the socket.
+// Server-sent events for streamed answers, written straight to the socket: OpenAI's chat
+// framing (`data: <json>\n\n`, ending with `data: [DONE]\n\n`) by default, or named
+// events (`event: <name>\n`) and another ending where an API says so.
 import type { ServerResponse } from 'node:http';
 import type { ChunkSink } from '../models/backend.js';
 
-const DONE = 'data: [DONE]\n\n';
+/** How a stream ends when nothing went wrong. */
+export interface EventFraming {
+  /** The last frame: OpenAI's chat ends with `data: [DONE]`; the Responses API with nothing more. */
+  done: string;
+}
+
+export const OPENAI_CHAT_FRAMING: EventFraming = { done: 'data: [DONE]\n\n' };
 const STREAM_HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
@@ -35,6 +42,7 @@ export class EventStream implements ChunkSink {
     private readonly res: ServerResponse,
     /** The headers to send with the status line, read when the first event goes out. */
     private readonly headersNow: () => Record<string, string>,
+    private readonly framing: EventFraming = OPENAI_CHAT_FRAMING,
   ) {}
 
   /** The status line has gone out (or is queued to): errors must now be events. */
@@ -46,6 +54,14 @@ export class EventStream implements ChunkSink {
     this.start();
     if (this.pending.length === 0) queueMicrotask(this.flush);
     this.pending += `data: ${json}\n\n`;
+    return !this.res.writableNeedDrain;
+  }
+
+  /** Writes one named SSE event (`event: <name>`), as the Responses and Messages APIs send them. */
+  sendEvent(name: string, json: string): boolean {
+    this.start();
+    if (this.pending.length === 0) queueMicrotask(this.flush);
+    this.pending += `event: ${name}\ndata: ${json}\n\n`;
     return !this.res.writableNeedDrain;
   }
 
@@ -62,10 +78,10 @@ export class EventStream implements ChunkSink {
     });
   }
 
-  /** Ends the stream with `[DONE]`, or with an error event instead. */
-  end(errorJson?: string): void {
+  /** Ends the stream with the framing's last frame, or with `lastFrame` (an error event) instead. */
+  end(lastFrame?: string): void {
     this.start();
-    const out = this.pending + (errorJson === undefined ? DONE : `data: ${errorJson}\n\n`);
+    const out = this.pending + (lastFrame ?? this.framing.done);
     this.pending = '';
     if (this.isOpen) this.res.end(out);
   }

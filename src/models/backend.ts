@@ -1,6 +1,7 @@
-// What a model backend is to the chat route: something that answers a validated chat
-// request whole, or streams it chunk by chunk, and says how many tokens it used.
+// What a model backend is to the routes: something that answers a validated chat request
+// whole, or streams it chunk by chunk, or embeds texts, and says how many tokens it used.
 import type { ChatRequest } from '../chat/chat-request.js';
+import type { EmbeddingsRequest } from '../embeddings/embeddings-request.js';
 import type { Usage } from '../billing/usage.js';
 import type { LmgateError } from '../errors.js';
 
@@ -70,4 +71,20 @@ export interface ChatBackend {
   stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult>;
   /** Releases connections (upstream pools) at shutdown. */
   close?(): Promise<void>;
+}
+
+export interface EmbeddingCall {
+  request: EmbeddingsRequest;
+  /** The client's JSON text, when at hand (an upstream gets it with only `model` changed). */
+  requestText?: string;
+  /** lmgate's model id, shown to the client as `model`. */
+  modelId: string;
+  /** Input tokens as lmgate counted them (used when the backend reports none). */
+  promptTokens: number;
+  client: ClientLink;
+}
+
+export interface EmbeddingBackend {
+  /** The `list` of embeddings as JSON text, with its usage (finishReason null). */
+  embed(call: EmbeddingCall): CompletionResult | Promise<CompletionResult>;
 }

@@ -1,12 +1,13 @@
 // The models lmgate offers, built once from config: id → backend, limits and prices.
 import { ConfigError, readSecretEnv } from '../config/load.js';
-import type { Config, ModelConfig } from '../config/schema.js';
+import type { Config, ModelConfig, ModelEndpoint, UpstreamModelConfig } from '../config/schema.js';
 import { creditsToMicros } from '../billing/money.js';
-import { ModelNotFoundError } from '../errors.js';
-import type { ChatBackend } from './backend.js';
+import { ModelNotFoundError, ValidationError } from '../errors.js';
+import type { ChatBackend, EmbeddingBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
+import { createDemoEmbedder } from './demo-embedder.js';
 import type { ModelObject } from './model-object.js';
-import { createOpenAICompatibleBackend } from './openai-compatible-backend.js';
+import { createOpenAICompatibleBackend, type OpenAICompatibleBackend } from './openai-compatible-backend.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** Looks up a secret by the environment variable a config entry names (`*_env`). */
@@ -20,10 +21,26 @@ export interface ModelEntry {
   maxOutputTokens: number;
   inputPerMTokMicros: number;
   outputPerMTokMicros: number;
-  backend: ChatBackend;
+  /** The endpoints it may be called on. */
+  endpoints: readonly ModelEndpoint[];
+  /** Answers chat, and the endpoints translated to chat; none on a demo embedding model. */
+  backend: ChatBackend | undefined;
+  /** Answers embeddings: a demo embedding model's, or the upstreams'. */
+  embedder: EmbeddingBackend | undefined;
   /** The OpenAI model object plus price and context, built once. */
   json: ModelObject;
 }
+
+/** What a chat model serves unless its config says otherwise. */
+const CHAT_MODEL_ENDPOINTS: readonly ModelEndpoint[] = ['chat', 'responses', 'completions'];
+
+/** The path each endpoint is served on, for messages that point to it. */
+const ENDPOINT_PATHS: Record<ModelEndpoint, string> = {
+  chat: '/v1/chat/completions',
+  responses: '/v1/responses',
+  completions: '/v1/completions',
+  embeddings: '/v1/embeddings',
+};
 
 // OpenAI's `created` is when the model was published; a fixed date keeps responses stable.
 const CATALOG_CREATED_UNIX_SEC = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -42,16 +59,24 @@ export class ModelCatalog {
         maxOutputTokens: model.max_output,
         inputPerMTokMicros: creditsToMicros(model.price.input),
         outputPerMTokMicros: creditsToMicros(model.price.output),
-        backend: backendFor(id, model, readSecret, metrics),
+        endpoints: model.endpoints ?? (model.backend === 'demo' && model.kind === 'embedding' ? ['embeddings'] : CHAT_MODEL_ENDPOINTS),
+        ...backendsFor(id, model, readSecret, metrics),
       };
       this.models.set(id, { ...entry, json: toModelObject(entry, model.price) });
     }
   }
 
-  /** Step 5 of the request path: the model, or 404. */
-  resolve(id: string): ModelEntry {
+  /**
+   * Step 5 of the request path: the model, or 404; called for an endpoint, a model that
+   * does not serve it is an invalid `model` for the request (422, naming what it serves).
+   */
+  resolve(id: string, endpoint?: ModelEndpoint): ModelEntry {
     const model = this.models.get(id);
     if (!model) throw new ModelNotFoundError(id);
+    if (endpoint !== undefined && !model.endpoints.includes(endpoint)) {
+      const served = model.endpoints.map((each) => ENDPOINT_PATHS[each]).join(', ');
+      throw new ValidationError({ model: [`${id} is not served on ${ENDPOINT_PATHS[endpoint]}; it serves ${served}`] });
+    }
     return model;
   }
 
@@ -60,14 +85,32 @@ export class ModelCatalog {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.list().map((model) => model.backend.close?.()));
+    await Promise.all(this.list().map((model) => model.backend?.close?.()));
   }
 }
 
-function backendFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): ChatBackend {
-  if (model.backend === 'demo') {
-    return createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens });
+/** The chat backend of a model that serves chat, responses or completions (resolve checked that). */
+export function chatBackendOf(model: ModelEntry): ChatBackend {
+  if (model.backend === undefined) throw new Error(`model ${model.id} has no chat backend`);
+  return model.backend;
+}
+
+/** The embedding backend of a model that serves embeddings (resolve checked that). */
+export function embedderOf(model: ModelEntry): EmbeddingBackend {
+  if (model.embedder === undefined) throw new Error(`model ${model.id} has no embedding backend`);
+  return model.embedder;
+}
+
+function backendsFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): Pick<ModelEntry, 'backend' | 'embedder'> {
+  if (model.backend !== 'demo') {
+    const upstream = upstreamBackendFor(id, model, readSecret, metrics);
+    return { backend: upstream, embedder: upstream };
   }
+  if (model.kind === 'embedding') return { backend: undefined, embedder: createDemoEmbedder({ dimensions: model.dimensions }) };
+  return { backend: createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens }), embedder: undefined };
+}
+
+function upstreamBackendFor(id: string, model: UpstreamModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): OpenAICompatibleBackend {
   const backend = createOpenAICompatibleBackend({
     modelId: id,
     observer: metrics,
@@ -114,6 +157,7 @@ function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; 
     context_length: entry.contextTokens,
     max_output_tokens: entry.maxOutputTokens,
     pricing: { input: price.input, output: price.output, unit: 'credits per 1M tokens' },
+    endpoints: [...entry.endpoints],
     ...(entry.description ? { description: entry.description } : {}),
   };
 }

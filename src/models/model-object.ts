@@ -1,5 +1,5 @@
 // A catalogue model as GET /v1/models shows it: OpenAI's model object, plus context, output
-// ceiling and price. Properties in the order they are written.
+// ceiling, price and the endpoints that serve it. Properties in the order they are written.
 import { Type, type Static } from '@sinclair/typebox';
 
 export const ModelObject = Type.Object({
@@ -10,6 +10,8 @@ export const ModelObject = Type.Object({
   context_length: Type.Integer(),
   max_output_tokens: Type.Integer(),
   pricing: Type.Object({ input: Type.Number(), output: Type.Number(), unit: Type.Literal('credits per 1M tokens') }),
+  /** Config `endpoints`: chat, responses, completions, embeddings. */
+  endpoints: Type.Array(Type.String()),
   description: Type.Optional(Type.String()),
 });
 export type ModelObject = Static<typeof ModelObject>;

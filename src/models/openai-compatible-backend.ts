@@ -10,13 +10,14 @@
 // garbage) move on to another deployment; after the first chunk has gone out the stream
 // ends with an error and the client is charged for what it got.
 import { Pool } from 'undici';
-import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, StreamResult } from './backend.js';
+import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, EmbeddingBackend, EmbeddingCall, StreamResult } from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { finalError } from './upstream/attempt-failure.js';
 import { AttemptFailure, ClientGoneError } from '../errors.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
-import { CompletionExchange, StreamExchange, type Exchange } from './upstream/exchange.js';
+import { CompletionExchange, StreamExchange, type Exchange, type UpstreamCall } from './upstream/exchange.js';
 import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
+import { EmbeddingExchange } from './upstream/embedding-exchange.js';
 
 export type { UpstreamDeployment, UpstreamTimeouts } from './upstream/deployment.js';
 
@@ -31,9 +32,11 @@ export interface OpenAICompatibleBackendOptions {
   observer?: DeploymentObserver;
 }
 
-export interface OpenAICompatibleBackend extends ChatBackend {
+export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend {
   /** Always a promise: the answer comes over the network. */
   complete(call: BackendCall): Promise<CompletionResult>;
+  /** The deployments' /embeddings, with the same failover. */
+  embed(call: EmbeddingCall): Promise<CompletionResult>;
   /** Closes the keep-alive pools once their requests have finished (shutdown). */
   close(): Promise<void>;
   readonly deployments: readonly Deployment[];
@@ -84,7 +87,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
    * deployment. Only an AttemptFailure moves on; anything else (an upstream 4xx, the
    * client gone) ends the call as it is. `aborted` gives the outcome once the client has gone.
    */
-  async function withFailover<T>(call: BackendCall, attempt: (deployment: Deployment) => Exchange<T>, aborted: () => T): Promise<T> {
+  async function withFailover<T, C extends UpstreamCall>(call: C, attempt: (deployment: Deployment) => Exchange<T, C>, aborted: () => T): Promise<T> {
     const tried = new Set<Deployment>();
     const failures: AttemptFailure[] = [];
     for (let attemptNo = 0; attemptNo < deployments.length; attemptNo++) {
@@ -130,15 +133,25 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     );
   }
 
+  function embed(call: EmbeddingCall): Promise<CompletionResult> {
+    return withFailover(
+      call,
+      (deployment) => new EmbeddingExchange(call, deployment),
+      () => {
+        throw new ClientGoneError();
+      },
+    );
+  }
+
   async function close(): Promise<void> {
     await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
 
-  return { complete, stream, close, deployments };
+  return { complete, stream, embed, close, deployments };
 }
 
 /** What an attempt says about the deployment's health, for its circuit breaker. */
-function recordHealth<T>(deployment: Deployment, exchange: Exchange<T>): void {
+function recordHealth<T, C extends UpstreamCall>(deployment: Deployment, exchange: Exchange<T, C>): void {
   const { breaker } = deployment;
   switch (exchange.outcome) {
     case 'ok':

@@ -100,11 +100,23 @@ export function countPromptTokens(messages: readonly ChatMessage[], limit = Infi
       }
     }
   }
+  return countTextsAfter(texts, chars, tokens, limit);
+}
+
+/** Tokens in plain texts (embedding inputs, a prompt), counted like a prompt's: at once when short, else in slices. */
+export function countTextsTokens(texts: readonly string[], limit = Infinity): number | Promise<number> {
+  let chars = 0;
+  for (const text of texts) chars += text.length;
+  return countTextsAfter(texts, chars, 0, limit);
+}
+
+function countTextsAfter(texts: readonly string[], chars: number, counted: number, limit: number): number | Promise<number> {
   if (chars <= SYNC_MAX_CHARS) {
+    let tokens = counted;
     for (const text of texts) tokens += countTextTokens(text);
     return tokens;
   }
-  return countInSlices(texts, tokens, limit);
+  return countInSlices(texts, counted, limit);
 }
 
 async function countInSlices(texts: readonly string[], counted: number, limit: number): Promise<number> {

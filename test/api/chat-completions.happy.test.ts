@@ -88,7 +88,7 @@ describe('models', () => {
     const client = t.client(apiKey);
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['demo-echo', 'demo-lorem']);
+    expect(ids.sort()).toEqual(['demo-echo', 'demo-embed', 'demo-lorem']);
 
     const res = await fetch(`${t.baseURL}/models`, { headers: { authorization: `Bearer ${apiKey}` } });
     const body = await jsonOf(res);

@@ -54,7 +54,7 @@ describe('loadConfig defaults', () => {
     expect(Object.keys(config.tiers)).toEqual(['free', 'pro']);
     expect(config.tiers.free).toMatchObject({ models: ['demo-*'], subscription: false });
     expect(config.tiers.pro).toMatchObject({ models: ['*'], subscription: true });
-    expect(Object.keys(config.models)).toEqual(['demo-echo', 'demo-lorem']);
+    expect(Object.keys(config.models)).toEqual(['demo-echo', 'demo-lorem', 'demo-embed']);
   });
 
   it('fills the defaults of a section the file names only in part', () => {
@@ -179,6 +179,16 @@ describe('loadConfig errors', () => {
     const error = configError(() => loadConfig({ env: {}, cwd: dir }));
     expect(error.problems.some((p) => p.startsWith('tiers.free.rpm: '))).toBe(true);
     expect(error.message).toContain('tiers.free.rpm');
+  });
+
+  it('names a model’s endpoints when a demo model cannot serve one of them; an upstream may serve any', () => {
+    write('lmgate.yaml', 'models:\n  e: { backend: demo, kind: echo, endpoints: [chat, embeddings] }\n  v: { backend: demo, kind: embedding, endpoints: [responses] }\n');
+    const error = configError(() => loadConfig({ env: {}, cwd: dir }));
+    expect(error.problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^models\.e\.endpoints: a demo echo model cannot serve embeddings/), expect.stringMatching(/^models\.v\.endpoints: a demo embedding model cannot serve responses/)]),
+    );
+    write('lmgate.yaml', 'models:\n  u: { endpoints: [embeddings, chat], deployments: [{ url: "http://127.0.0.1:9/v1", model: m }] }\n');
+    expect(loadConfig({ env: {}, cwd: dir }).models.u!.endpoints).toEqual(['embeddings', 'chat']);
   });
 
   it('names an unknown key and where it is', () => {

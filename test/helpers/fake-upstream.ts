@@ -1,5 +1,6 @@
 // A model server we can't run in tests, faked on loopback: a real node:http server that
-// speaks OpenAI's chat wire format (JSON and SSE) and can be told to misbehave.
+// speaks OpenAI's chat wire format (JSON and SSE) and its /embeddings, and can be told to
+// misbehave.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -75,6 +76,7 @@ export async function startFakeUpstream(initial: FakeUpstreamBehaviour = {}): Pr
       const text = Buffer.concat(chunks).toString('utf8');
       const body = JSON.parse(text) as Record<string, unknown>;
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, text, closed });
+      if (req.url?.endsWith('/embeddings') && behaviour.status === undefined) return answerEmbeddings(res, body);
       void answer(res, body, behaviour);
     });
   });
@@ -89,6 +91,30 @@ export async function startFakeUpstream(initial: FakeUpstreamBehaviour = {}): Pr
     },
     close: () => closeServer(server),
   };
+}
+
+/** The usage the fake reports for embeddings. */
+export const FAKE_EMBEDDING_TOKENS = 23;
+/** The vector the fake gives every input. */
+export const FAKE_VECTOR = [0.6, 0.8, 0];
+
+function answerEmbeddings(res: ServerResponse, request: Record<string, unknown>): void {
+  const inputs = Array.isArray(request.input) && typeof request.input[0] !== 'number' ? request.input : [request.input];
+  const embedding = (): unknown => {
+    if (request.encoding_format !== 'base64') return FAKE_VECTOR;
+    const bytes = Buffer.alloc(FAKE_VECTOR.length * 4);
+    FAKE_VECTOR.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+    return bytes.toString('base64');
+  };
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      object: 'list',
+      data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: embedding() })),
+      model: request.model,
+      usage: { prompt_tokens: FAKE_EMBEDDING_TOKENS, total_tokens: FAKE_EMBEDDING_TOKENS },
+    }),
+  );
 }
 
 /** A base URL on which nothing listens: connections are refused. */

@@ -9,6 +9,9 @@ import { rateLimitHeaders } from '../rate-limit-headers.js';
 import type { TypeBoxTypeProvider } from '../typebox.js';
 import { chatCompletionsRoute } from './chat-completions.js';
 import { messagesRoute } from './messages.js';
+import { completionsRoute } from './completions.js';
+import { embeddingsRoute } from './embeddings.js';
+import { responsesRoute } from './responses.js';
 import { modelRoutes } from './models.js';
 
 export interface ApiPrincipal extends Principal {
@@ -100,6 +103,9 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     });
     chatCompletionsRoute(api, services);
     messagesRoute(api, services);
+    completionsRoute(api, services);
+    embeddingsRoute(api, services);
+    responsesRoute(api, services);
     modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
   };
 }

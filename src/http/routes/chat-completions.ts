@@ -1,231 +1,39 @@
-// POST chat/completions: the recipe of the request path, each step delegated to its domain.
-// Steps 1–3 (key, account and subscription, requests per minute unless the admission takes it
-// at admission) ran in the API plugin's onRequest hook; this route takes it from the body on.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// POST chat/completions: OpenAI's chat request as it is, answered by the model's chat
+// backend and sent back as the backend wrote it. The path it shares with every metered
+// endpoint (admission, credit, the bill, streaming) is metered-route.ts.
+import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services.js';
-import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
-import { assertTierAllowsModel } from '../../billing/tiers.js';
+import type { ChatRequest } from '../../chat/chat-request.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
-import { ShuttingDownError, UnsupportedMediaTypeError } from '../../errors.js';
-import { andThen, type MaybePromise } from '../../maybe-promise.js';
-import type { BackendCall, ChatBackend, ClientLink, CompletionResult } from '../../models/backend.js';
-import type { ModelEntry } from '../../models/catalog.js';
-import { logFailure } from '../error-handler.js';
-import { renderError, renderStreamError, statusOf } from '../error-reply.js';
-import { rateLimitHeaders } from '../rate-limit-headers.js';
-import type { InFlight, Stoppable } from '../in-flight.js';
-import { EventStream } from '../sse.js';
+import type { BackendCall } from '../../models/backend.js';
+import { chatBackendOf } from '../../models/catalog.js';
+import { chatBackendCall } from '../chat-call.js';
+import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
+import { OPENAI_CHAT_FRAMING } from '../sse.js';
 
-const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
-/** nginx's convention for "client closed the request", used in usage records. */
-const CLIENT_CLOSED = 499;
+const CHAT_COMPLETIONS: MeteredEndpoint<ChatRequest> = {
+  endpoint: 'chat',
+  parse: validateChatRequest,
+  modelOf: (chat) => chat.model,
+  plan: planTokens,
+  answer: (call) => chatBackendOf(call.model).complete(backendCall(call)),
+  streaming: {
+    isStreamed: (chat) => chat.stream === true,
+    stream: (call, events) => chatBackendOf(call.model).stream(backendCall(call), events),
+    framing: OPENAI_CHAT_FRAMING,
+  },
+  errors: API_ERROR_SURFACE,
+};
 
 export function chatCompletionsRoute(api: FastifyInstance, services: AppServices): void {
-  // Not an async function: an instant answer (echo) goes out without an await, which on
-  // this path costs more than the answer itself. Sync throws reach the error handler
-  // just like rejections.
-  api.post('/chat/completions', { config: { admitsRequest: true } }, (request, reply) => {
-    const { key, account, tier } = request.principal!;
-    const pass = services.admission.open({ accountId: account.id, tier });
-    // A request refused before it reaches a model gives back what it took.
-    const refuse = (err: unknown): never => {
-      pass.refuse();
-      throw err;
-    };
-    let admitted: MaybePromise<Admitted>;
-    try {
-      requireJsonBody(request);
-      const chat = validateChatRequest(request.body);
-      const model = services.catalog.resolve(chat.model);
-      assertTierAllowsModel(tier, model.id);
-      // Counting a long prompt is the costliest step before the model: an account with
-      // nothing left is refused before it.
-      admitted = andThen(pass.requireCredit(), () =>
-        andThen(planTokens(chat, model), (plan) =>
-          andThen(pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) }), ({ requests }): Admitted => {
-            if (requests) reply.headers(rateLimitHeaders(requests));
-            return { model, call: backendCall(chat, request.rawJson, model.id, plan, reply) };
-          }),
-        ),
-      );
-    } catch (err) {
-      return refuse(err);
-    }
+  meteredRoute(api, services, '/chat/completions', CHAT_COMPLETIONS);
+}
 
-    const begin = ({ model, call }: Admitted): string | Promise<string | FastifyReply> => {
-      const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model, streamed: call.request.stream === true };
-      const metered = new MeteredRequest(identity, pass);
-      request.admitted = true;
-      if (identity.streamed) return streamCompletion(request, reply, model.backend, call, metered, services.inFlight);
-      reply.type('application/json; charset=utf-8');
-      return completeNow(model.backend, call, metered, services.inFlight);
-    };
-    if (admitted instanceof Promise) return admitted.then(begin, refuse);
-    return begin(admitted);
+function backendCall(call: MeteredCall<ChatRequest>): BackendCall {
+  const chat = call.request;
+  return chatBackendCall(call, chat, {
+    requestText: call.rawJson ?? undefined,
+    includeUsage: chat.stream === true && chat.stream_options?.include_usage === true,
   });
-}
-
-/** A request past every check, with its credits reserved, ready for its backend. */
-interface Admitted {
-  model: ModelEntry;
-  call: ClientCall;
-}
-
-function backendCall(
-  chat: BackendCall['request'],
-  text: string | null,
-  modelId: string,
-  plan: { promptTokens: number; maxOutputTokens: number },
-  reply: FastifyReply,
-): ClientCall {
-  const includeUsage = chat.stream === true && chat.stream_options?.include_usage === true;
-  return new ClientCall(chat, text ?? undefined, modelId, plan.promptTokens, plan.maxOutputTokens, includeUsage, reply);
-}
-
-/**
- * A BackendCall that is its own ClientLink (a class: one shape for all). It listens for
- * the client's disconnect only once a backend asks: an instant answer never does. A
- * shutdown's drain stops it the same way, with the client still there to be told.
- */
-class ClientCall implements BackendCall, ClientLink, Stoppable {
-  private abortListeners: (() => void)[] | undefined;
-  private isGone = false;
-  /** Ended by the shutdown's drain, not by the client. */
-  stopped = false;
-
-  constructor(
-    readonly request: BackendCall['request'],
-    readonly requestText: string | undefined,
-    readonly modelId: string,
-    readonly promptTokens: number,
-    readonly maxOutputTokens: number,
-    readonly includeUsage: boolean,
-    private readonly reply: FastifyReply,
-  ) {}
-
-  get client(): ClientLink {
-    return this;
-  }
-
-  get aborted(): boolean {
-    const res = this.reply.raw;
-    return this.isGone || (res.destroyed && !res.writableFinished);
-  }
-
-  onAbort(listener: () => void): () => void {
-    if (this.aborted) {
-      listener();
-      return NOTHING_TO_STOP;
-    }
-    if (this.abortListeners === undefined) {
-      const listeners: (() => void)[] = [];
-      this.abortListeners = listeners;
-      const res = this.reply.raw;
-      res.once('close', () => {
-        if (!res.writableFinished) this.gone();
-      });
-    }
-    const listeners = this.abortListeners;
-    listeners.push(listener);
-    return () => {
-      const at = listeners.indexOf(listener);
-      if (at !== -1) listeners.splice(at, 1);
-    };
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.gone();
-  }
-
-  private gone(): void {
-    this.isGone = true;
-    for (const each of this.abortListeners?.splice(0) ?? []) each();
-  }
-}
-
-const NOTHING_TO_STOP = (): void => {};
-
-/** Steps 7–8 without streaming: the whole answer, then the bill. */
-function completeNow(backend: ChatBackend, call: ClientCall, metered: MeteredRequest, inFlight: InFlight): string | Promise<string> {
-  const settle = (result: CompletionResult): string => {
-    metered.finish(result.usage, 200, result.finishReason);
-    return result.body;
-  };
-  let answer: CompletionResult | Promise<CompletionResult>;
-  try {
-    answer = backend.complete(call);
-  } catch (err) {
-    metered.finish(NO_USAGE, statusAfter(err, call), null);
-    throw err;
-  }
-  if (!(answer instanceof Promise)) return settle(answer);
-  // Only an answer that takes time can outlive a drain.
-  inFlight.add(call);
-  return answer.then(
-    (result) => {
-      inFlight.delete(call);
-      return settle(result);
-    },
-    (err: unknown) => {
-      inFlight.delete(call);
-      metered.finish(NO_USAGE, statusAfter(err, call), null);
-      throw call.stopped ? new ShuttingDownError() : err;
-    },
-  );
-}
-
-/**
- * Steps 7–8 streaming: SSE from the backend, then the bill for what was generated. The
- * status line waits for the first chunk, so a backend that fails before it (every
- * upstream down, an upstream 4xx) still answers with its own status and error body.
- */
-async function streamCompletion(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  backend: ChatBackend,
-  call: ClientCall,
-  metered: MeteredRequest,
-  inFlight: InFlight,
-): Promise<FastifyReply> {
-  reply.hijack();
-  const res = reply.raw;
-  // The headers set so far (x-request-id, X-RateLimit-*) go out with the stream's.
-  const events = new EventStream(res, () => reply.getHeaders() as Record<string, string>);
-  inFlight.add(call);
-  try {
-    const result = await backend.stream(call, events);
-    // Stopped by the drain: what was generated is charged, and the client told why it ends.
-    const error = call.stopped ? new ShuttingDownError() : result.error;
-    const status = error ? statusOf(error) : call.client.aborted ? CLIENT_CLOSED : 200;
-    metered.finish(result.usage, status, result.finishReason);
-    events.end(error && renderStreamError(error, request.id));
-  } catch (thrown) {
-    const err = call.stopped ? new ShuttingDownError() : thrown;
-    metered.finish(NO_USAGE, statusAfter(thrown, call), null);
-    logFailure(request, err);
-    if (events.hasStarted) {
-      // The status line is gone: the failure becomes the stream's last event.
-      events.end(renderStreamError(err, request.id));
-    } else if (!res.destroyed) {
-      const rendered = renderError(err, request.id);
-      res.writeHead(rendered.status, { ...(reply.getHeaders() as Record<string, string>), ...rendered.headers, 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(rendered.body));
-    }
-  } finally {
-    inFlight.delete(call);
-  }
-  return reply;
-}
-
-function statusAfter(err: unknown, call: ClientCall): number {
-  if (call.stopped) return statusOf(new ShuttingDownError());
-  return call.client.aborted ? CLIENT_CLOSED : statusOf(err);
-}
-
-/** The spec's requests carry `Content-Type: application/json`; anything else is 415. */
-function requireJsonBody(request: FastifyRequest): void {
-  const type = request.headers['content-type'];
-  if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) throw new UnsupportedMediaTypeError(type);
 }

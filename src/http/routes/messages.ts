@@ -16,7 +16,7 @@ import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import { ShuttingDownError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js';
 import type { ChunkSink } from '../../models/backend.js';
-import type { ModelEntry } from '../../models/catalog.js';
+import { chatBackendOf, type ModelEntry } from '../../models/catalog.js';
 import { randomBase62 } from '../../ids.js';
 import { renderAnthropicError, sendAnthropicError } from '../anthropic-error-reply.js';
 import { AnthropicEventStream } from '../anthropic-sse.js';
@@ -44,7 +44,7 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       const type = request.headers['content-type'];
       if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) throw new UnsupportedMediaTypeError(type);
       const chat = validateChatRequest(anthropicToChatRequest(validateMessagesRequest(request.body)));
-      model = services.catalog.resolve(chat.model);
+      model = services.catalog.resolve(chat.model, 'chat');
       assertTierAllowsModel(tier, model.id);
       await pass.requireCredit();
       const plan = await planTokens(chat, model);
@@ -78,7 +78,7 @@ function newMessageId(): string {
 async function completeMessage(model: ModelEntry, call: MessagesCall, metered: MeteredRequest, inFlight: InFlight): Promise<object> {
   inFlight.add(call);
   try {
-    const result = await model.backend.complete(call);
+    const result = await chatBackendOf(model).complete(call);
     metered.finish(result.usage, 200, result.finishReason);
     const message = chatCompletionToAnthropic(JSON.parse(result.body) as ChatCompletionBody, model.id);
     // The counts billed, whichever side counted them.
@@ -103,7 +103,7 @@ async function streamMessage(request: FastifyRequest, reply: FastifyReply, model
   };
   inFlight.add(call);
   try {
-    const result = await model.backend.stream(call, sink);
+    const result = await chatBackendOf(model).stream(call, sink);
     const error = call.stopped ? new ShuttingDownError() : result.error;
     const status = error ? statusOf(error) : call.client.aborted ? CLIENT_CLOSED : 200;
     metered.finish(result.usage, status, result.finishReason);

@@ -48,7 +48,9 @@ const REDACTED = '[redacted]';
 export class Deployment {
   inFlight = 0;
   readonly breaker: CircuitBreaker;
+  /** The chat completions path. */
   readonly path: string;
+  readonly embeddingsPath: string;
   readonly jsonHeaders: Record<string, string>;
   readonly streamHeaders: Record<string, string>;
   /** Where, for logs and the operator's metrics (never the key). */
@@ -68,7 +70,9 @@ export class Deployment {
   ) {
     const url = new URL(config.url);
     const isAnthropic = config.kind === 'anthropic';
-    this.path = `${url.pathname.replace(/\/+$/, '')}${isAnthropic ? '/messages' : '/chat/completions'}`;
+    const base = url.pathname.replace(/\/+$/, '');
+    this.path = `${base}${isAnthropic ? '/messages' : '/chat/completions'}`;
+    this.embeddingsPath = `${base}/embeddings`;
     this.origin = url.origin;
     const auth: Record<string, string> = isAnthropic
       ? { 'anthropic-version': config.anthropicVersion ?? ANTHROPIC_VERSION, ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) }

@@ -7,7 +7,7 @@
 // details go into `cause`, which only the log sees.
 import type { Dispatcher } from 'undici';
 import { AttemptFailure, ClientGoneError, UpstreamRejectedError } from '../../errors.js';
-import type { BackendCall, ChunkSink, CompletionResult, StreamResult } from '../backend.js';
+import type { BackendCall, ChunkSink, ClientLink, CompletionResult, StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
@@ -20,7 +20,12 @@ import { usageBody } from '../openai-body.js';
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
+/** What an exchange needs of its call: whom to stop for. */
+export interface UpstreamCall {
+  client: ClientLink;
+}
+
+export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implements Dispatcher.DispatchHandler {
   readonly result: Promise<T>;
   outcome: AttemptOutcome = 'aborted';
   /** A 429's Retry-After, when the attempt failed with one. */
@@ -43,7 +48,7 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
   private retryAfter: string | undefined;
 
   constructor(
-    protected readonly call: BackendCall,
+    protected readonly call: C,
     protected readonly deployment: Deployment,
   ) {
     this.result = new Promise<T>((resolve, reject) => {
@@ -52,8 +57,8 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
     });
   }
 
-  /** Sends the request; called by a subclass once it is fully constructed. */
-  protected start(body: string, isStream: boolean): void {
+  /** Sends the request (to the chat path unless told); called by a subclass once it is fully constructed. */
+  protected start(body: string, isStream: boolean, path = this.deployment.path): void {
     const { deployment } = this;
     const { firstByteMs, idleMs, totalMs } = deployment.config.timeouts;
     this.timer = setTimeout(() => {
@@ -70,7 +75,7 @@ export abstract class Exchange<T> implements Dispatcher.DispatchHandler {
     });
     deployment.pool.dispatch(
       {
-        path: deployment.path,
+        path,
         method: 'POST',
         headers: isStream ? deployment.streamHeaders : deployment.jsonHeaders,
         body,
