@@ -3,7 +3,8 @@
 // in batches off the request path; what is older than `request_log.retention_days` is
 // swept now and then.
 import { newTimeOrderedId } from '../ids.js';
-import type { RefusedRequest, Store } from '../store/store.js';
+import type { RefusedRequest } from '../store/request-log-store.js';
+import type { Store } from '../store/store.js';
 
 /** A store that cannot keep up loses refusals past this, not memory. */
 const MAX_PENDING = 10_000;

@@ -14,6 +14,7 @@ import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
 import * as payments from './payments.js';
 import * as requestLog from './request-log.js';
+import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import * as sessions from './sessions.js';
 import type { Db } from './sql.js';
 import type {
@@ -35,9 +36,6 @@ import type {
   NewSignUp,
   RedeemOutcome,
   RedemptionCode,
-  RefusedRequest,
-  RequestLogEntry,
-  RequestLogQuery,
   Session,
   Store,
   StripeCustomer,

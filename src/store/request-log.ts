@@ -3,7 +3,7 @@
 // two are read side by side, each by its (account_id, created_at) index, and merged.
 import type { Selectable } from 'kysely';
 import { checkLimit, type Db } from './sql.js';
-import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './store.js';
+import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import type { RefusedRequestsTable, UsageRecordsTable } from './tables.js';
 
 export async function recordRefusals(db: Db, refusals: readonly RefusedRequest[]): Promise<void> {

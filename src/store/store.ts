@@ -1,5 +1,6 @@
 // The store as the app sees it, in domain words. One implementation (kysely-store.ts)
 // serves SQLite and PostgreSQL.
+import type { RequestLogStore } from './request-log-store.js';
 
 export type AccountStatus = 'active' | 'suspended';
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'inactive';
@@ -81,46 +82,6 @@ export interface UsageRecord {
   streamed: boolean;
   finishReason: string | null;
   createdAt: string;
-}
-
-/** An API request refused before any model (its account known), for the request log. */
-export interface RefusedRequest {
-  id: string;
-  requestId: string;
-  accountId: string;
-  keyId: string;
-  model: string | null;
-  path: string;
-  status: number;
-  /** The 403's error.reason, or the error's code. */
-  reason: string | null;
-  createdAt: string;
-}
-
-/** One line of an account's request log: a usage record, or a refused request. */
-export interface RequestLogEntry {
-  id: string;
-  requestId: string;
-  at: string;
-  keyId: string;
-  model: string | null;
-  status: number;
-  reason: string | null;
-  promptTokens: number;
-  completionTokens: number;
-  costMicros: number;
-  streamed: boolean;
-  refused: boolean;
-}
-
-export interface RequestLogQuery {
-  sinceIso: string;
-  /** The page after this entry (newest first). */
-  before?: { at: string; id: string };
-  keyId?: string;
-  model?: string;
-  outcome?: 'succeeded' | 'failed';
-  limit: number;
 }
 
 /** A usage charge the balance could not cover in full: it was cut to what was left. */
@@ -283,7 +244,7 @@ export interface NewSignUp {
   creditsMicros: number;
 }
 
-export interface Store {
+export interface Store extends RequestLogStore {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`
@@ -354,11 +315,6 @@ export interface Store {
   listLedger(accountId: string, options?: { limit?: number; beforeId?: number }): Promise<LedgerEntry[]>;
   /** Newest first. */
   listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]>;
-  recordRefusals(refusals: readonly RefusedRequest[]): Promise<void>;
-  /** Usage records and refused requests, newest first. */
-  listRequestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogEntry[]>;
-  /** Deletes refused requests older than `beforeIso`; returns how many. */
-  pruneRefusals(beforeIso: string): Promise<number>;
   /** Sums per UTC day, per day and model, per day and key, grouped in SQL. */
   summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary>;
 
