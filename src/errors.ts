@@ -38,7 +38,22 @@ export class KeyRevokedError extends LmgateError {
   }
 }
 
-export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'model_not_in_tier' | 'metrics_not_allowed';
+/** The key's expiry date (its controls) has passed. */
+export class KeyExpiredError extends LmgateError {
+  readonly code = 'key_expired';
+
+  constructor() {
+    super('key expired');
+  }
+}
+
+export type ForbiddenReason =
+  | 'account_suspended'
+  | 'subscription_inactive'
+  | 'model_not_in_tier'
+  | 'metrics_not_allowed'
+  | 'key_model_not_allowed'
+  | 'key_ip_not_allowed';
 
 /** Authenticated, but the account may not do this (spec 5.7). */
 export class ForbiddenError extends LmgateError {
@@ -193,6 +208,8 @@ export class RateLimitedError extends LmgateError {
   constructor(
     readonly state: RateLimitState,
     readonly retryAfterSec: number,
+    /** Set when the limit was the key's own requests per minute, not its account's. */
+    readonly reason?: 'key_rate_limit',
   ) {
     super(`rate limited; retry after ${retryAfterSec}s`);
   }
@@ -363,6 +380,7 @@ export type KnownError =
   | UnauthenticatedError
   | InvalidApiKeyError
   | KeyRevokedError
+  | KeyExpiredError
   | ForbiddenError
   | InsufficientCreditsError
   | ModelNotFoundError

@@ -48,6 +48,8 @@ export interface Admission {
   readonly requestsAtAdmission: boolean;
   /** One request of the tier's requests per minute, or 429. */
   takeRequest(principal: Principal): MaybePromise<RateLimitState>;
+  /** One request of a key's own requests per minute (its controls), or 429 with reason key_rate_limit. */
+  takeKeyRequest(keyId: string, rpm: number): MaybePromise<RateLimitState>;
   /** A chat request starts (in memory: its concurrency slot, or 429). */
   open(principal: Principal): Pass;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
@@ -95,6 +97,10 @@ export class MemoryAdmission implements Admission {
 
   takeRequest({ accountId, tier }: Principal): RateLimitState {
     return this.limitsOf.takeRequest(accountId, tier);
+  }
+
+  takeKeyRequest(keyId: string, rpm: number): RateLimitState {
+    return this.limitsOf.takeKeyRequest(keyId, rpm);
   }
 
   open({ accountId, tier }: Principal): Pass {

@@ -52,7 +52,8 @@ export function assertTierAllowsModel(tier: Tier, modelId: string): void {
   if (!tier.allowsModel(modelId)) throw new ForbiddenError('model_not_in_tier');
 }
 
-function globToRegExp(pattern: string): RegExp {
+/** A model pattern (`*` any run of characters) as a whole-id matcher. */
+export function globToRegExp(pattern: string): RegExp {
   const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
   return new RegExp(`^${escaped}$`);
 }

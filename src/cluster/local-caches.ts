@@ -18,10 +18,12 @@ export interface LocalCaches {
   changed(change: Change): Promise<void>;
   /** A key revoked here: cached as revoked, so its next use is refused without a store read. */
   keyRevoked(key: ApiKeyRecord): void;
+  /** A key renamed or its controls changed here: cached as it now is, and announced. */
+  keyChanged(key: ApiKeyRecord): void;
 }
 
 /** The CLI runs beside no request path: its changes reach the instances by the feed. */
-export const NO_LOCAL_CACHES: LocalCaches = { changed: async () => undefined, keyRevoked: () => undefined };
+export const NO_LOCAL_CACHES: LocalCaches = { changed: async () => undefined, keyRevoked: () => undefined, keyChanged: () => undefined };
 
 export class ProcessCaches implements LocalCaches {
   constructor(
@@ -44,6 +46,10 @@ export class ProcessCaches implements LocalCaches {
   }
 
   keyRevoked(key: ApiKeyRecord): void {
+    this.keyChanged(key);
+  }
+
+  keyChanged(key: ApiKeyRecord): void {
     this.keyCache.putKey(key.keyHash, key);
     this.announce({ kind: 'key', subjectId: key.id });
   }

@@ -10,6 +10,8 @@ import type {
   Account,
   AccountStatus,
   ApiKeyRecord,
+  KeyControls,
+  KeyUpdate,
   LedgerEntry,
   NewSignUp,
   RedeemOutcome,
@@ -97,10 +99,18 @@ export class Commands {
     throw new Refusal('code_unknown');
   }
 
-  async createKey(accountId: string, name: string): Promise<CreatedKey> {
+  async createKey(accountId: string, name: string, controls?: KeyControls): Promise<CreatedKey> {
     const key = generateApiKey();
-    const record = await this.store.createApiKey({ accountId, name, keyHash: key.hash, prefix: key.prefix, lastFour: key.lastFour });
+    const record = await this.store.createApiKey({ accountId, name, keyHash: key.hash, prefix: key.prefix, lastFour: key.lastFour, controls });
     return { record, secret: key.secret };
+  }
+
+  /** Renames a key or changes its controls, everywhere at once; only among `ownerId`'s keys when given. */
+  async updateKey(keyId: string, changes: KeyUpdate, ownerId?: string): Promise<ApiKeyRecord> {
+    const key = await this.store.updateKey(keyId, ownerId, changes);
+    if (!key) throw new Refusal('key_not_found');
+    this.caches.keyChanged(key);
+    return key;
   }
 
   /** Revokes a key by id (the operator), or only among `accountId`'s keys (its owner). */

@@ -31,6 +31,12 @@ export const KeyView = Type.Object({
   /** Revoked because it was reported found in public, and where. */
   leaked: Type.Boolean(),
   leakUrl: Nullable(Type.String()),
+  /** The key's own controls, each null when unset. */
+  expiresAt: Nullable(Type.String()),
+  expired: Type.Boolean(),
+  allowedModels: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  allowedIps: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  rpm: Nullable(Type.Integer()),
 });
 export type KeyView = Static<typeof KeyView>;
 
@@ -76,6 +82,8 @@ export function keyView(key: ApiKeyRecord): KeyView {
     status: key.revokedAt === null ? 'active' : 'revoked',
     leaked: key.revokedReason === 'leaked',
     leakUrl: key.leakUrl,
+    ...key.controls,
+    expired: key.controls.expiresAt !== null && Date.parse(key.controls.expiresAt) <= Date.now(),
   };
 }
 

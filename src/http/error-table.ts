@@ -43,6 +43,7 @@ export const API_ERRORS: ErrorTable = {
   // DESIGN.md: a well-formed header with an unknown or revoked key gets OpenAI's 401 shape.
   invalid_api_key: () => openAiAuthentication('invalid_api_key', 'Invalid API key provided.'),
   key_revoked: () => openAiAuthentication('key_revoked', 'This API key has been revoked.'),
+  key_expired: () => openAiAuthentication('key_expired', 'This API key has expired.', { reason: 'key_expired' }),
   forbidden: (err) => row(403, SPEC_MESSAGES[403], { extra: { reason: err.reason } }),
   insufficient_credits: () => row(402, SPEC_MESSAGES[402]),
   model_not_found: () => row(404, SPEC_MESSAGES[404]),
@@ -60,6 +61,7 @@ export const API_ERRORS: ErrorTable = {
   rate_limited: (err) =>
     row(429, SPEC_MESSAGES[429], {
       body: { retry_after: err.retryAfterSec },
+      ...(err.reason === undefined ? {} : { extra: { reason: err.reason } }),
       headers: { ...rateLimitHeaders(err.state), 'retry-after': String(err.retryAfterSec) },
     }),
   bad_upstream: () => row(502, 'The model backend returned an invalid response.'),
@@ -117,8 +119,8 @@ export function rowOf(err: KnownError | undefined, surface: Surface = 'api'): Er
   return render(err);
 }
 
-function openAiAuthentication(code: string, message: string): ErrorRow {
-  return row(401, message, { error: { code, message, type: 'authentication_error' } });
+function openAiAuthentication(code: string, message: string, extra?: Record<string, unknown>): ErrorRow {
+  return row(401, message, { error: { code, message, type: 'authentication_error' }, ...(extra && { extra }) });
 }
 
 function tooLargeMessage({ bound }: PayloadTooLargeError): string {

@@ -7,6 +7,7 @@
 // errors look on the wire (a MeteredEndpoint).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
+import { assertKeyAllowsModel } from '../auth/key-controls.js';
 import { MeteredRequest, worstCaseMicros } from '../billing/metering.js';
 import { assertTierAllowsModel } from '../billing/tiers.js';
 import type { TokenPlan } from '../chat/plan.js';
@@ -97,6 +98,7 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
       const parsed = endpoint.parse(request.body);
       const model = services.catalog.resolve(endpoint.modelOf(parsed), endpoint.endpoint);
       assertTierAllowsModel(tier, model.id);
+      assertKeyAllowsModel(key, model.id);
       // Counting a long prompt is the costliest step before the model: an account with
       // nothing left is refused before it.
       admitted = andThen(pass.requireCredit(), () =>

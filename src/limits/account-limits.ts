@@ -30,6 +30,13 @@ export class AccountLimits {
     return enforce(this.requests.take(accountId, tier.config.rpm, MINUTE_MS, 1));
   }
 
+  /** A key's own requests per minute, in the same limiter: key ids and account ids never collide. */
+  takeKeyRequest(keyId: string, rpm: number): RateLimitState {
+    const decision = this.requests.take(keyId, rpm, MINUTE_MS, 1);
+    if (!decision.allowed) throw new RateLimitedError(decision, decision.retryAfterSec, 'key_rate_limit');
+    return decision;
+  }
+
   peekRequests(accountId: string, tier: Tier): RateLimitState {
     return this.requests.peek(accountId, tier.config.rpm, MINUTE_MS);
   }

@@ -30,6 +30,10 @@ export class SharedAdmission implements Admission {
     return this.state.takeRequest(accountId, tier);
   }
 
+  takeKeyRequest(keyId: string, rpm: number): Promise<RateLimitState> {
+    return this.state.takeKeyRequest(keyId, rpm);
+  }
+
   open({ accountId, tier }: Principal): Pass {
     return new SharedPass(this, accountId, tier);
   }

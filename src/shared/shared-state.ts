@@ -112,12 +112,19 @@ export class SharedState {
   }
 
   /** One request of the tier's requests per minute, or 429. */
-  async takeRequest(accountId: string, tier: Tier): Promise<RateLimitState> {
-    const [allowed, limit, remaining, resetAtUnixSec, retryAfterSec] = (await takeRequestScript.run(this.redis, [this.keys(accountId).rpm], [
-      tier.config.rpm,
-    ])) as number[];
+  takeRequest(accountId: string, tier: Tier): Promise<RateLimitState> {
+    return this.takeFrom(this.keys(accountId).rpm, tier.config.rpm);
+  }
+
+  /** One request of a key's own requests per minute, or 429 naming the key's limit. */
+  takeKeyRequest(keyId: string, rpm: number): Promise<RateLimitState> {
+    return this.takeFrom(`${this.options.prefix}:key:${keyId}:rpm`, rpm, 'key_rate_limit');
+  }
+
+  private async takeFrom(rpmKey: string, rpm: number, reason?: 'key_rate_limit'): Promise<RateLimitState> {
+    const [allowed, limit, remaining, resetAtUnixSec, retryAfterSec] = (await takeRequestScript.run(this.redis, [rpmKey], [rpm])) as number[];
     const state = { limit: limit!, remaining: remaining!, resetAtUnixSec: resetAtUnixSec! };
-    if (allowed !== 1) throw new RateLimitedError(state, retryAfterSec!);
+    if (allowed !== 1) throw new RateLimitedError(state, retryAfterSec!, reason);
     return state;
   }
 

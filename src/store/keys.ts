@@ -4,7 +4,7 @@ import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { newId } from '../ids.js';
 import { now, type Db } from './sql.js';
-import { NotFoundInStoreError, type ApiKeyRecord, type NewApiKey } from './store.js';
+import { NotFoundInStoreError, type ApiKeyRecord, type KeyControls, type KeyUpdate, type NewApiKey } from './store.js';
 import type { ApiKeysTable } from './tables.js';
 
 export async function createApiKey(db: Db, input: NewApiKey): Promise<ApiKeyRecord> {
@@ -20,6 +20,11 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<ApiKeyReco
     revoked_at: null,
     revoked_reason: null,
     leak_url: null,
+    expires_at: null,
+    allowed_models: null,
+    allowed_ips: null,
+    rpm: null,
+    ...controlColumns(input.controls ?? {}),
   };
   await db.insertInto('api_keys').values(row).execute();
   return toApiKey(row);
@@ -77,6 +82,20 @@ export async function revokeLeakedKey(trx: Db, dialect: Dialect, keyHash: string
 }
 
 /** In the caller's transaction. */
+export async function updateKey(trx: Db, dialect: Dialect, keyId: string, ownerId: string | undefined, changes: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+  const set = { ...controlColumns(changes.controls ?? {}), ...(changes.name === undefined ? {} : { name: changes.name }) };
+  let update = trx.updateTable('api_keys').set(set).where('id', '=', keyId);
+  if (ownerId !== undefined) update = update.where('account_id', '=', ownerId);
+  if (Object.keys(set).length > 0 && (await update.executeTakeFirst()).numUpdatedRows === 0n) return undefined;
+  let select = trx.selectFrom('api_keys').selectAll().where('id', '=', keyId);
+  if (ownerId !== undefined) select = select.where('account_id', '=', ownerId);
+  const row = await select.executeTakeFirst();
+  if (!row) return undefined;
+  await recordChange(trx, dialect, 'key', keyId);
+  return toApiKey(row);
+}
+
+/** In the caller's transaction. */
 export async function touchKeys(trx: Db, lastUsedAtById: ReadonlyMap<string, string>): Promise<void> {
   for (const [id, at] of lastUsedAtById) {
     await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
@@ -96,5 +115,22 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     revokedAt: row.revoked_at,
     revokedReason: row.revoked_reason,
     leakUrl: row.leak_url,
+    controls: {
+      expiresAt: row.expires_at,
+      allowedModels: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
+      allowedIps: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
+      rpm: row.rpm,
+    },
+  };
+}
+
+/** The columns of the controls given (an absent one is left as it is, a null one cleared). */
+function controlColumns(controls: Partial<KeyControls>): Partial<Pick<ApiKeysTable, 'expires_at' | 'allowed_models' | 'allowed_ips' | 'rpm'>> {
+  const list = (items: string[] | null) => (items === null ? null : JSON.stringify(items));
+  return {
+    ...(controls.expiresAt === undefined ? {} : { expires_at: controls.expiresAt }),
+    ...(controls.allowedModels === undefined ? {} : { allowed_models: list(controls.allowedModels) }),
+    ...(controls.allowedIps === undefined ? {} : { allowed_ips: list(controls.allowedIps) }),
+    ...(controls.rpm === undefined ? {} : { rpm: controls.rpm }),
   };
 }

@@ -26,6 +26,7 @@ import type {
   ChangeEvent,
   LedgerEntry,
   NewApiKey,
+  KeyUpdate,
   NewLedgerEntry,
   NewPayment,
   Payment,
@@ -179,6 +180,10 @@ export class KyselyStore implements Store {
 
   revokeLeakedKey(keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined> {
     return this.write((trx) => keys.revokeLeakedKey(trx, this.sqlDialect, keyHash, leakUrl));
+  }
+
+  updateKey(keyId: string, ownerId: string | undefined, changes: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+    return this.write((trx) => keys.updateKey(trx, this.sqlDialect, keyId, ownerId, changes));
   }
 
   async touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void> {

@@ -33,6 +33,25 @@ export interface ApiKeyRecord {
   /** `leaked`: reported found in public, and revoked for that. */
   revokedReason: 'leaked' | null;
   leakUrl: string | null;
+  controls: KeyControls;
+}
+
+/** A key's own limits within its account's (auth/key-controls.ts enforces them); each null when unset. */
+export interface KeyControls {
+  /** When the key stops working (ISO 8601). */
+  expiresAt: string | null;
+  /** Glob patterns, like a tier's `models`, of the models it may call. */
+  allowedModels: string[] | null;
+  /** CIDR ranges (IPv4 or IPv6) its requests may come from. */
+  allowedIps: string[] | null;
+  /** Its own requests per minute, within its tier's. */
+  rpm: number | null;
+}
+
+/** What an edit of a key changes: only the fields given. */
+export interface KeyUpdate {
+  name?: string;
+  controls?: Partial<KeyControls>;
 }
 
 /** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
@@ -105,6 +124,7 @@ export interface NewApiKey {
   keyHash: string;
   prefix: string;
   lastFour: string;
+  controls?: KeyControls;
 }
 
 /** A signed-in browser (dashboard); the cookie holds the token, the store only its hash. */
@@ -288,6 +308,11 @@ export interface Store extends RequestLogStore {
   revokeAccountKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
   /** Revokes the active key with this hash as leaked; undefined when there is none. */
   revokeLeakedKey(keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Renames the key or changes its controls, recording a 'key' change; only among
+   * `ownerId`'s keys when given. Undefined when there is no such key.
+   */
+  updateKey(keyId: string, ownerId: string | undefined, changes: KeyUpdate): Promise<ApiKeyRecord | undefined>;
   /** Batched "last used" stamps, written off the request path. */
   touchKeys(lastUsedAtById: ReadonlyMap<string, string>): Promise<void>;
 

@@ -35,6 +35,11 @@ export interface ApiKeysTable {
   revoked_reason: 'leaked' | null;
   /** Where a leaked key was found, as its reporter said. */
   leak_url: string | null;
+  /** The key's own controls (auth/key-controls.ts), null when unset; lists as JSON arrays. */
+  expires_at: string | null;
+  allowed_models: string | null;
+  allowed_ips: string | null;
+  rpm: number | null;
 }
 
 /** An append-only feed of changes other instances must see (revocations, suspensions). */

@@ -35,6 +35,11 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard keys on %s', (database
       status: 'active',
       leaked: false,
       leakUrl: null,
+      expiresAt: null,
+      expired: false,
+      allowedModels: null,
+      allowedIps: null,
+      rpm: null,
     });
     const second = await alice.post('/keys', { name: '  ci  ' });
     expect(second.body.key.name).toBe('ci');

@@ -1,17 +1,30 @@
-// The account's API keys: list, create (the secret is shown once), revoke.
+// The account's API keys: list, create with optional controls (the secret is shown once),
+// edit (name and controls), revoke.
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxFastify } from '../../http/typebox.js';
+import { parseControls } from '../../auth/key-controls.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
+import type { KeyControls } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
 import { KeyView, keyView } from '../views.js';
 
-const CreateBody = Type.Object({
-  name: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } }),
-});
+const Name = Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } });
+const List = Type.Union([Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50 }), Type.Null()]);
+/** Each control optional; null (or an empty list) clears it. auth/key-controls.ts checks what the schema cannot. */
+const Controls = {
+  expiresAt: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
+  allowedModels: Type.Optional(List),
+  allowedIps: Type.Optional(List),
+  rpm: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
+};
+const CreateBody = Type.Object({ name: Name, ...Controls });
+const UpdateBody = Type.Object({ name: Type.Optional(Name), ...Controls });
 const KeyParams = Type.Object({ id: Type.String() });
 const KeyList = Type.Object({ keys: Type.Array(KeyView) });
 const CreatedKey = Type.Object({ key: KeyView, secret: Type.String() });
-const RevokedKey = Type.Object({ key: KeyView });
+const OneKey = Type.Object({ key: KeyView });
+
+const NO_CONTROLS: KeyControls = { expiresAt: null, allowedModels: null, allowedIps: null, rpm: null };
 
 export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, commands } = services;
@@ -22,12 +35,18 @@ export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices
   });
 
   dashboard.post('/keys', { schema: { body: CreateBody, response: { 201: CreatedKey } } }, async (request, reply) => {
-    const { name } = request.body;
-    const { record, secret } = await commands.createKey(signedIn(request).account.id, name);
+    const { name, ...controls } = request.body;
+    const { record, secret } = await commands.createKey(signedIn(request).account.id, name, { ...NO_CONTROLS, ...parseControls(controls) });
     return reply.code(201).send({ key: keyView(record), secret });
   });
 
-  dashboard.delete('/keys/:id', { schema: { params: KeyParams, response: { 200: RevokedKey } } }, async (request) => {
+  dashboard.patch('/keys/:id', { schema: { params: KeyParams, body: UpdateBody, response: { 200: OneKey } } }, async (request) => {
+    const { name, ...controls } = request.body;
+    const key = await commands.updateKey(request.params.id, { name, controls: parseControls(controls) }, signedIn(request).account.id);
+    return { key: keyView(key) };
+  });
+
+  dashboard.delete('/keys/:id', { schema: { params: KeyParams, response: { 200: OneKey } } }, async (request) => {
     const key = await commands.revokeKey(request.params.id, signedIn(request).account.id);
     return { key: keyView(key) };
   });

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../services.js';
 import type { Principal } from '../../auth/authenticate.js';
+import { assertKeyAllowsIp, assertKeyNotExpired } from '../../auth/key-controls.js';
 import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import { assertJsonBounds } from '../json-bounds.js';
@@ -72,10 +73,19 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
       const deferRequest = services.admission.requestsAtAdmission && request.routeOptions.config.admitsRequest === true;
       const admit = (principal: ApiPrincipal): MaybePromise<void> => {
         request.principal = principal;
-        if (deferRequest) return undefined;
-        return andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }), (state) => {
-          reply.headers(rateLimitHeaders(state));
-        });
+        // The key's own controls, from its cached record (auth/key-controls.ts); its
+        // model control waits for the body. Refusals from here on reach the request log.
+        const { key } = principal;
+        assertKeyNotExpired(key);
+        assertKeyAllowsIp(key, request.ip);
+        const takeAccountRequest = (): MaybePromise<void> => {
+          if (deferRequest) return undefined;
+          return andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }), (state) => {
+            reply.headers(rateLimitHeaders(state));
+          });
+        };
+        if (key.controls.rpm === null) return takeAccountRequest();
+        return andThen(services.admission.takeKeyRequest(key.id, key.controls.rpm), takeAccountRequest);
       };
       let admitted: MaybePromise<void>;
       try {

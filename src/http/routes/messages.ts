@@ -11,6 +11,7 @@ import { anthropicToChatRequest } from '../../anthropic/request-translation.js';
 import { ChatToAnthropicStream } from '../../anthropic/stream-translation.js';
 import { validateMessagesRequest } from '../../anthropic/validate-request.js';
 import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
+import { assertKeyAllowsModel } from '../../auth/key-controls.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
@@ -46,6 +47,7 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       const chat = validateChatRequest(anthropicToChatRequest(validateMessagesRequest(request.body)));
       model = services.catalog.resolve(chat.model, 'chat');
       assertTierAllowsModel(tier, model.id);
+      assertKeyAllowsModel(key, model.id);
       await pass.requireCredit();
       const plan = await planTokens(chat, model);
       const { requests } = await pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) });
