@@ -1,11 +1,17 @@
-// lmgate keys create | list | revoke
+// lmgate keys create | update | list | revoke
+import { parseControls, type ControlsInput } from '../auth/key-controls.js';
 import { maskedKey } from '../auth/keys.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
-import type { ApiKeyRecord } from '../store/store.js';
+import { ValidationError } from '../errors.js';
+import type { ApiKeyRecord, KeyControls } from '../store/store.js';
 import { CliError, withStore, type CliIo } from './context.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
+
+const NO_CONTROLS: KeyControls = { expiresAt: null, allowedModels: null, allowedIps: null, rpm: null };
+/** Each control's flag, for messages. */
+const FLAGS: Record<string, string> = { expiresAt: '--expires', allowedModels: '--models', allowedIps: '--ips', rpm: '--rpm' };
 
 export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
   const [action, ref] = args.positionals;
@@ -13,7 +19,8 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
     switch (action) {
       case 'create': {
         const account = await requireAccount(store, ref);
-        const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default');
+        const controls = { ...NO_CONTROLS, ...controlsOf(args) };
+        const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default', controls);
         if (args.json) io.out(JSON.stringify({ ...keyView(record), secret }));
         else {
           printRecord(io, false, keyView(record));
@@ -21,6 +28,16 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
           io.out('Secret (shown once, it cannot be retrieved later):');
           io.out(secret);
         }
+        return 0;
+      }
+      case 'update': {
+        if (!ref) throw new CliError('keys update needs a key id');
+        const name = stringFlag(args, 'name')?.trim();
+        if (name === '') throw new CliError('--name: give the key a name');
+        const controls = controlsOf(args);
+        if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm)');
+        if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
+        printRecord(io, args.json, keyView(await new Commands(store).updateKey(ref, { name, controls })));
         return 0;
       }
       case 'list': {
@@ -35,12 +52,39 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         return 0;
       }
       default:
-        throw new CliError('keys: expected create, list or revoke');
+        throw new CliError('keys: expected create, update, list or revoke');
     }
   });
 }
 
+/** The controls the flags give; `none` clears one. */
+function controlsOf(args: ParsedCommand): Partial<KeyControls> {
+  const flag = (name: string) => {
+    const value = stringFlag(args, name);
+    return value === undefined ? undefined : value.trim() === 'none' ? null : value;
+  };
+  const list = (name: string) => {
+    const value = flag(name);
+    return value === undefined || value === null ? value : value.split(',');
+  };
+  const rpm = flag('rpm');
+  if (typeof rpm === 'string' && !/^\d+$/.test(rpm.trim())) throw new CliError(`--rpm: ${JSON.stringify(rpm)} is not a whole number`);
+  const input: ControlsInput = {
+    expiresAt: flag('expires'),
+    allowedModels: list('models'),
+    allowedIps: list('ips'),
+    rpm: typeof rpm === 'string' ? Number(rpm) : rpm,
+  };
+  try {
+    return parseControls(input);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new CliError(Object.entries(err.fields).map(([field, messages]) => `${FLAGS[field] ?? field}: ${messages.join(' ')}`).join('\n'));
+  }
+}
+
 function keyView(key: ApiKeyRecord): Record<string, unknown> {
+  const { expiresAt, allowedModels, allowedIps, rpm } = key.controls;
   return {
     id: key.id,
     account_id: key.accountId,
@@ -51,5 +95,9 @@ function keyView(key: ApiKeyRecord): Record<string, unknown> {
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
     leak_url: key.leakUrl,
+    expires_at: expiresAt,
+    models: allowedModels?.join(',') ?? null,
+    ips: allowedIps?.join(',') ?? null,
+    rpm,
   };
 }

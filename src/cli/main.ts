@@ -22,8 +22,12 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   migrate                                      apply pending migrations and exit
   accounts create --email E [--tier T] [--name N] [--credits N]
   accounts list | show A | suspend A | reactivate A | set-tier A T
-  keys create A [--name N]                     prints the secret once
+  keys create A [--name N] [controls]          prints the secret once
+  keys update KEY_ID [--name N] [controls]     rename, or change its controls
   keys list A | revoke KEY_ID
+                                               controls: --expires DATE, --models P,P
+                                               (globs), --ips CIDR,CIDR, --rpm N; the
+                                               word none clears one
   credits grant A N --reason R                 add N credits
   credits adjust A ±N --reason R               add or take credits, never below zero
                                                (adjust A -5 --reason R takes 5)
@@ -57,6 +61,9 @@ const OPTIONS = {
   reason: { type: 'string' },
   count: { type: 'string' },
   expires: { type: 'string' },
+  models: { type: 'string' },
+  ips: { type: 'string' },
+  rpm: { type: 'string' },
   url: { type: 'string' },
   workers: { type: 'string' },
   to: { type: 'string' },

@@ -119,10 +119,10 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
     const err = await fail(client.chat.completions.create({ model: 'demo-echo', messages: HI }));
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.error).toMatchObject({ message: SPEC_MESSAGES[429], reason: 'key_rate_limit' });
-    expect(err.headers.get('x-ratelimit-limit')).toBe('2');
-    expect(err.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(Number(err.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
-    expect(Number(err.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(err.headers!.get('x-ratelimit-limit')).toBe('2');
+    expect(err.headers!.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(err.headers!.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    expect(Number(err.headers!.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     // Another key of the same account is not held by it.
     const { client: other } = await newKey({});

@@ -210,6 +210,29 @@ describe('the lmgate CLI on SQLite', () => {
     expect((await (await authenticatorOnSameFile()).authenticate(`Bearer ${key.secret}`)).key.id).toBe(key.id);
   });
 
+  it('creates a key with controls, updates them (none clears one), and refuses bad values naming the flag', async () => {
+    await runJson('accounts', 'create', '--email', 'kim@example.com');
+    const key = await runJson<Record<string, unknown>>(
+      'keys', 'create', 'kim@example.com', '--name', 'ci', '--expires', '2999-12-31', '--models', 'demo-echo, gpt-*', '--ips', '10.0.0.0/8,2001:db8::/32', '--rpm', '30',
+    );
+    expect(key).toMatchObject({ name: 'ci', expires_at: '3000-01-01T00:00:00.000Z', models: 'demo-echo,gpt-*', ips: '10.0.0.0/8,2001:db8::/32', rpm: 30 });
+
+    const updated = await runJson<Record<string, unknown>>('keys', 'update', key.id as string, '--name', 'deploy', '--models', 'none', '--rpm', '5');
+    expect(updated).toMatchObject({ name: 'deploy', models: null, ips: '10.0.0.0/8,2001:db8::/32', rpm: 5, expires_at: '3000-01-01T00:00:00.000Z' });
+    const stored = (await (await serverStore()).findKeyById(key.id as string))!;
+    expect(stored.controls).toEqual({ expiresAt: '3000-01-01T00:00:00.000Z', allowedModels: null, allowedIps: ['10.0.0.0/8', '2001:db8::/32'], rpm: 5 });
+
+    const badIps = await run('keys', 'update', key.id as string, '--ips', '10.0.0.0/40');
+    expect(badIps.code).toBe(1);
+    expect(badIps.stderr).toContain('--ips: “10.0.0.0/40” is not an IP address or CIDR range.');
+    const badRpm = await run('keys', 'update', key.id as string, '--rpm', 'many');
+    expect(badRpm.code).toBe(1);
+    expect(badRpm.stderr).toContain('--rpm');
+    const nothing = await run('keys', 'update', key.id as string);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('nothing to change');
+  });
+
   it('lists keys with the masked key and never the secret', async () => {
     await runJson('accounts', 'create', '--email', 'heidi@example.com');
     const one = await runJson<{ id: string; secret: string }>('keys', 'create', 'heidi@example.com', '--name', 'one');
