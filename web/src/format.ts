@@ -80,6 +80,10 @@ const REFUSAL_REASONS: Record<string, string> = {
   route_not_found: 'Unknown endpoint',
   method_not_allowed: 'Wrong method',
   shutting_down: 'Server restarting',
+  key_expired: 'Key expired',
+  key_model_not_allowed: 'Model not allowed for this key',
+  key_ip_not_allowed: 'Address not allowed for this key',
+  key_rate_limit: 'Key’s rate limit reached',
 };
 
 /** Why the request log says a request was refused, in words; reasons added later still read. */

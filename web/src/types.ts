@@ -54,6 +54,12 @@ export interface ApiKey {
   /** Revoked because it was reported found in public, and where. */
   leaked: boolean;
   leakUrl: string | null;
+  /** The key's own controls, each null when unset. */
+  expiresAt: string | null;
+  expired: boolean;
+  allowedModels: string[] | null;
+  allowedIps: string[] | null;
+  rpm: number | null;
 }
 
 export interface RequestLogEntry {

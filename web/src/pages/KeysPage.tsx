@@ -1,6 +1,6 @@
-// API keys: the list, "Generate New Key" (the secret is shown once, in a dialog), and
-// "Revoke" after a confirmation.
-import { useState, type FormEvent } from 'react';
+// API keys: the list, "Generate New Key" with optional limits (the secret is shown once,
+// in a dialog), "Edit" (name and limits) and "Revoke" after a confirmation.
+import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
 import { ConfirmAction } from '../components/ConfirmAction';
 import { CopyButton } from '../components/CopyButton';
@@ -10,7 +10,7 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
-import { formatDate, formatDateTime } from '../format';
+import { formatDate, formatDateTime, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import type { ApiKey } from '../types';
 import { useApiData } from '../use-api-data';
@@ -22,11 +22,18 @@ export function KeysPage() {
   const keys = useApiData<{ keys: ApiKey[] }>('/keys');
   const [generation, setGeneration] = useState<Generation>({ step: 'closed' });
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   function added(key: ApiKey, secret: string) {
     keys.setData((current) => ({ keys: [key, ...(current?.keys ?? []).filter((k) => k.id !== key.id)] }));
     setGeneration({ step: 'created', key, secret });
+  }
+
+  function edited(key: ApiKey) {
+    keys.setData((current) => ({ keys: (current?.keys ?? []).map((k) => (k.id === key.id ? key : k)) }));
+    setEditing(null);
+    setNotice(`The key “${key.name}” was saved. Its limits apply to the next request.`);
   }
 
   function revoked(key: ApiKey) {
@@ -63,12 +70,23 @@ export function KeysPage() {
           <p className="muted">Generate a key to start calling the API.</p>
         </div>
       ) : (
-        <KeyTable keys={keys.data.keys} onRevoke={setRevoking} />
+        <KeyTable
+          keys={keys.data.keys}
+          onEdit={(key) => {
+            setNotice(null);
+            setEditing(key);
+          }}
+          onRevoke={setRevoking}
+        />
       )}
 
       <Dialog open={generation.step !== 'closed'} title={generation.step === 'created' ? 'Your new API key' : 'Generate a new API key'} onClose={() => setGeneration({ step: 'closed' })}>
-        {generation.step === 'naming' ? <NameKeyForm onCreated={added} onCancel={() => setGeneration({ step: 'closed' })} /> : null}
+        {generation.step === 'naming' ? <KeyForm onSaved={added} onCancel={() => setGeneration({ step: 'closed' })} /> : null}
         {generation.step === 'created' ? <SecretOnce secret={generation.secret} name={generation.key.name} onDone={() => setGeneration({ step: 'closed' })} /> : null}
+      </Dialog>
+
+      <Dialog open={editing !== null} title="Edit API key" onClose={() => setEditing(null)}>
+        {editing === null ? null : <KeyForm apiKey={editing} onSaved={edited} onCancel={() => setEditing(null)} />}
       </Dialog>
 
       <Dialog open={revoking !== null} title="Revoke this key?" tone="danger" onClose={() => setRevoking(null)}>
@@ -78,7 +96,7 @@ export function KeysPage() {
   );
 }
 
-function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke(key: ApiKey): void }) {
+function KeyTable({ keys, onEdit, onRevoke }: { keys: ApiKey[]; onEdit(key: ApiKey): void; onRevoke(key: ApiKey): void }) {
   return (
     <div className="card flush">
       <table className="table stacked">
@@ -89,6 +107,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke(key: ApiKey): v
             <th scope="col">Key</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
+            <th scope="col">Limits</th>
             <th scope="col">Status</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
@@ -108,8 +127,13 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke(key: ApiKey): v
               </td>
               <td data-label="Created">{formatDate(key.createdAt)}</td>
               <td data-label="Last used">{key.lastUsedAt === null ? <span className="muted">Never</span> : formatDateTime(key.lastUsedAt)}</td>
+              <td data-label="Limits">
+                <KeyLimits apiKey={key} />
+              </td>
               <td data-label="Status">
-                {key.status === 'active' ? (
+                {key.status === 'active' && key.expired ? (
+                  <span className="badge neutral">Expired</span>
+                ) : key.status === 'active' ? (
                   <span className="badge success">Active</span>
                 ) : (
                   <span className={`badge ${key.leaked ? 'danger' : 'neutral'}`} title={key.revokedAt === null ? undefined : `Revoked ${formatDateTime(key.revokedAt)}`}>
@@ -119,9 +143,14 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke(key: ApiKey): v
               </td>
               <td className="actions">
                 {key.status === 'active' ? (
-                  <button type="button" className="button danger-outline small" onClick={() => onRevoke(key)}>
-                    Revoke<span className="visually-hidden"> {key.name}</span>
-                  </button>
+                  <>
+                    <button type="button" className="button small" onClick={() => onEdit(key)}>
+                      Edit<span className="visually-hidden"> {key.name}</span>
+                    </button>{' '}
+                    <button type="button" className="button danger-outline small" onClick={() => onRevoke(key)}>
+                      Revoke<span className="visually-hidden"> {key.name}</span>
+                    </button>
+                  </>
                 ) : null}
               </td>
             </tr>
@@ -132,23 +161,81 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke(key: ApiKey): v
   );
 }
 
-function NameKeyForm({ onCreated, onCancel }: { onCreated(key: ApiKey, secret: string): void; onCancel(): void }) {
-  const [name, setName] = useState('');
+/** A key's limits in a few words, or "None". */
+function KeyLimits({ apiKey }: { apiKey: ApiKey }) {
+  const limits = [
+    apiKey.expiresAt === null ? null : `${apiKey.expired ? 'Expired' : 'Expires'} ${formatDateTime(apiKey.expiresAt)}`,
+    apiKey.allowedModels === null ? null : `Models: ${apiKey.allowedModels.join(', ')}`,
+    apiKey.allowedIps === null ? null : `Addresses: ${apiKey.allowedIps.join(', ')}`,
+    apiKey.rpm === null ? null : `${formatNumber(apiKey.rpm)} requests/min`,
+  ].filter((limit) => limit !== null);
+  if (limits.length === 0) return <span className="muted">None</span>;
+  return (
+    <ul className="key-limits">
+      {limits.map((limit) => (
+        <li key={limit}>{limit}</li>
+      ))}
+    </ul>
+  );
+}
+
+interface KeyFields {
+  name: string;
+  /** The last day the key works (YYYY-MM-DD, UTC), or ''. */
+  expires: string;
+  models: string;
+  ips: string;
+  rpm: string;
+}
+
+function fieldsOf(key: ApiKey | undefined): KeyFields {
+  if (key === undefined) return { name: '', expires: '', models: '', ips: '', rpm: '' };
+  return {
+    name: key.name,
+    // Stored as the moment it stops working: the end of the day before.
+    expires: key.expiresAt === null ? '' : new Date(Date.parse(key.expiresAt) - 1).toISOString().slice(0, 10),
+    models: key.allowedModels?.join(', ') ?? '',
+    ips: key.allowedIps?.join(', ') ?? '',
+    rpm: key.rpm === null ? '' : String(key.rpm),
+  };
+}
+
+const listOf = (text: string): string[] => text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+
+/** Generates a key (no `apiKey`) or edits one: its name and limits. An edit sends only what changed. */
+function KeyForm({ apiKey, onSaved, onCancel }: { apiKey?: ApiKey; onSaved(key: ApiKey, secret: string): void; onCancel(): void }) {
+  const initial = fieldsOf(apiKey);
+  const [fields, setFields] = useState<KeyFields>(initial);
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const set = (field: keyof KeyFields) => (e: ChangeEvent<HTMLInputElement>) => setFields((current) => ({ ...current, [field]: e.target.value }));
+  const changed = (field: keyof KeyFields) => apiKey === undefined || fields[field] !== initial[field];
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
+    const body: Record<string, unknown> = {};
+    if (changed('name')) body.name = fields.name.trim();
+    if (changed('expires')) body.expiresAt = fields.expires === '' ? null : fields.expires;
+    if (changed('models')) body.allowedModels = listOf(fields.models);
+    if (changed('ips')) body.allowedIps = listOf(fields.ips);
+    if (changed('rpm')) body.rpm = fields.rpm.trim() === '' ? null : Number(fields.rpm);
     try {
-      const created = await api<{ key: ApiKey; secret: string }>('/keys', { method: 'POST', body: { name: name.trim() } });
-      onCreated(created.key, created.secret);
+      if (apiKey === undefined) {
+        const created = await api<{ key: ApiKey; secret: string }>('/keys', { method: 'POST', body });
+        onSaved(created.key, created.secret);
+      } else {
+        const saved = await api<{ key: ApiKey }>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'PATCH', body });
+        onSaved(saved.key, '');
+      }
     } catch (err) {
       setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
       setBusy(false);
     }
   }
+  const fieldError = (name: string) => error?.fields[name];
+  const formError = error !== undefined && Object.keys(error.fields).length === 0 ? error.message : undefined;
 
   return (
     <form onSubmit={submit} className="form">
@@ -157,16 +244,45 @@ function NameKeyForm({ onCreated, onCancel }: { onCreated(key: ApiKey, secret: s
         hint="Something to recognise it by, like the app or machine that uses it."
         required
         maxLength={100}
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        error={error?.fields.name ?? (error === undefined ? undefined : error.message)}
+        value={fields.name}
+        onChange={set('name')}
+        error={fieldError('name') ?? formError}
       />
+      <fieldset className="key-limits-fields">
+        <legend>Limits (optional)</legend>
+        <p className="field-hint">Each narrows what this key may do within your plan. Leave a field empty for no limit.</p>
+        <TextField label="Expires after" type="date" hint="The last day (UTC) the key works." value={fields.expires} onChange={set('expires')} error={fieldError('expiresAt')} />
+        <TextField
+          label="Allowed models"
+          hint="Model ids, separated by commas; * matches any characters (demo-*)."
+          value={fields.models}
+          onChange={set('models')}
+          error={fieldError('allowedModels')}
+        />
+        <TextField
+          label="Allowed IP addresses"
+          hint="Addresses or CIDR ranges, IPv4 or IPv6, separated by commas (203.0.113.0/24, 2001:db8::/32)."
+          value={fields.ips}
+          onChange={set('ips')}
+          error={fieldError('allowedIps')}
+        />
+        <TextField
+          label="Requests per minute"
+          type="number"
+          min={1}
+          step={1}
+          hint="This key’s own limit; your plan’s limit still applies to all keys together."
+          value={fields.rpm}
+          onChange={set('rpm')}
+          error={fieldError('rpm')}
+        />
+      </fieldset>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="submit" className="button primary" disabled={busy || name.trim() === ''}>
-          {busy ? 'Generating…' : 'Generate key'}
+        <button type="submit" className="button primary" disabled={busy || fields.name.trim() === ''}>
+          {apiKey === undefined ? (busy ? 'Generating…' : 'Generate key') : busy ? 'Saving…' : 'Save'}
         </button>
       </div>
     </form>
