@@ -2,6 +2,7 @@
 // client: rename, expiry (401 key_expired), allowed models and client addresses (403),
 // and the key's own requests per minute (429); each refusal in the spec's shape with an
 // `error.reason`, and in the customer's request log. A key without controls is untouched.
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPEC_MESSAGES } from '../../src/http/error-reply.js';
@@ -69,13 +70,19 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
   });
 
   it('allows only the key’s models (globs), with 403 key_model_not_allowed, on every endpoint', async () => {
-    const { id, client } = await newKey({ allowedModels: ['demo-echo', 'demo-emb*'] });
+    const { id, secret, client } = await newKey({ allowedModels: ['demo-echo', 'demo-emb*'] });
     await client.chat.completions.create({ model: 'demo-echo', messages: HI });
     const err = await fail(client.chat.completions.create({ model: 'demo-lorem', messages: HI }));
     expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(err.error).toMatchObject({ message: SPEC_MESSAGES[403], code: 403, reason: 'key_model_not_allowed' });
     const responses = await fail(client.responses.create({ model: 'demo-lorem', input: 'hi' }));
     expect(responses.error).toMatchObject({ reason: 'key_model_not_allowed' });
+    const anthropic = new Anthropic({ apiKey: secret, baseURL: t.origin, maxRetries: 0 });
+    const message = await anthropic.messages.create({ model: 'demo-lorem', max_tokens: 4, messages: HI }).then(
+      () => expect.unreachable('the request succeeded'),
+      (err: unknown) => err,
+    );
+    expect(message).toBeInstanceOf(Anthropic.PermissionDeniedError);
 
     // Cleared: the tier decides again.
     const cleared = await patch(id, { allowedModels: [] });
@@ -85,6 +92,7 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
     await t.app.refusals.flush();
     const log = await alice.get(`/requests?key=${id}&outcome=failed`);
     expect(log.body.requests.map((r: { status: number; reason: string; model: string }) => [r.status, r.reason, r.model])).toEqual([
+      [403, 'key_model_not_allowed', 'demo-lorem'],
       [403, 'key_model_not_allowed', 'demo-lorem'],
       [403, 'key_model_not_allowed', 'demo-lorem'],
     ]);
