@@ -47,10 +47,14 @@ export function assertKeyAllowsModel(key: ApiKeyRecord, modelId: string): void {
   if (!compiledOf(key).models!.some((pattern) => pattern.test(modelId))) throw new ForbiddenError('key_model_not_allowed');
 }
 
-/** Before anything is taken for the request (403); `ip` is Fastify's, which follows server.trust_proxy. */
-export function assertKeyAllowsIp(key: ApiKeyRecord, ip: string): void {
+/**
+ * Before anything is taken for the request (403). The request's `ip` is Fastify's, which
+ * follows server.trust_proxy; it is read only for a key with the control (with a proxy
+ * trusted, working it out costs a header parse).
+ */
+export function assertKeyAllowsIp(key: ApiKeyRecord, request: { readonly ip: string }): void {
   if (key.controls.allowedIps === null) return;
-  const address = unmapped(ip);
+  const address = unmapped(request.ip);
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   if (!compiledOf(key).ips!.check(address, family)) throw new ForbiddenError('key_ip_not_allowed');
 }

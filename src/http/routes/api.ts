@@ -77,7 +77,7 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
         // model control waits for the body. Refusals from here on reach the request log.
         const { key } = principal;
         assertKeyNotExpired(key);
-        assertKeyAllowsIp(key, request.ip);
+        assertKeyAllowsIp(key, request);
         const takeAccountRequest = (): MaybePromise<void> => {
           if (deferRequest) return undefined;
           return andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }), (state) => {

@@ -2,9 +2,9 @@
 // subscription, balance and reserved credits, limits and what is left of them. On the
 // service host, not under a versioned base. It answers for an account whose paid
 // subscription lapsed (that is when it is most needed), but not for a suspended one.
-import { assertKeyAllowsIp, assertKeyNotExpired } from '../../auth/key-controls.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppServices } from '../../services.js';
+import { assertKeyAllowsIp, assertKeyNotExpired } from '../../auth/key-controls.js';
 import { MICROS_PER_CREDIT } from '../../billing/money.js';
 import { ForbiddenError } from '../../errors.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
@@ -42,7 +42,7 @@ export function billingSubscriptionRoute(app: TypeBoxFastify, services: AppServi
   app.get('/api/billing/subscription', { schema: { response: { 200: BillingSubscription } } }, async (request, reply) => {
     const { key, account } = await services.authenticator.authenticate(request.headers.authorization);
     assertKeyNotExpired(key);
-    assertKeyAllowsIp(key, request.ip);
+    assertKeyAllowsIp(key, request);
     if (account.status !== 'active') throw new ForbiddenError('account_suspended');
     const tier = services.tiers.of(account);
     const limits = await services.admission.limits({ accountId: account.id, tier });
