@@ -55,7 +55,7 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
   });
 
   it('refuses an expired key with 401 key_expired, in OpenAI’s shape', async () => {
-    const { id, client } = await newKey({ expiresAt: '2999-12-31' });
+    const { id, secret, client } = await newKey({ expiresAt: '2999-12-31' });
     expect((await t.store.findKeyById(id))!.controls.expiresAt).toBe('3000-01-01T00:00:00.000Z');
     await client.models.list();
     // Time passes: the expiry set in the past through the command, as no form allows.
@@ -63,6 +63,9 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
     const err = await fail(client.chat.completions.create({ model: 'demo-echo', messages: HI }));
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.error).toMatchObject({ code: 'key_expired', type: 'authentication_error', reason: 'key_expired', message: 'This API key has expired.' });
+    const subscription = await fetch(`${t.origin}/api/billing/subscription`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(subscription.status).toBe(401);
+    expect(((await subscription.json()) as { error: { code: string } }).error.code).toBe('key_expired');
     const past = await alice.post('/keys', { name: 'late', expiresAt: '2001-01-01' });
     expect(past.status).toBe(422);
     expect(past.body.errors).toEqual([{ field: 'expiresAt', message: 'The expiry date is already past.' }]);
