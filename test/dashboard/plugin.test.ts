@@ -20,7 +20,7 @@ describe('the dashboard plugin', () => {
     const wrongMethod = await client.get('/signin');
     expectUnifiedError(wrongMethod, 405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
-    expect((await client.request('PUT', '/keys/key_x')).headers.get('allow')).toBe('DELETE');
+    expect((await client.request('PUT', '/keys/key_x')).headers.get('allow')).toBe('PATCH, DELETE');
   });
 
   it('errors carry the security headers too', async () => {
