@@ -2,6 +2,8 @@
 // serves SQLite and PostgreSQL.
 
 export type AccountStatus = 'active' | 'suspended';
+/** Operators may use the admin API and console with their dashboard session. */
+export type AccountRole = 'customer' | 'operator';
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'inactive';
 
 export interface Account {
@@ -16,6 +18,7 @@ export interface Account {
   subscriptionGraceUntil: string | null;
   /** The subscription ends at the period's end rather than renewing. */
   cancelAtPeriodEnd: boolean;
+  role: AccountRole;
   createdAt: string;
 }
 
@@ -123,6 +126,8 @@ export interface RedemptionCode {
   createdAt: string;
   redeemedBy: string | null;
   redeemedAt: string | null;
+  /** Withdrawn by an operator: it no longer redeems. */
+  disabledAt: string | null;
 }
 
 export interface NewRedemptionCode {
@@ -240,6 +245,91 @@ export interface NewSignUp {
   creditsMicros: number;
 }
 
+/** What an admin key may do; reading needs `read`, each kind of write its own scope. */
+export type AdminScope = 'read' | 'accounts' | 'credits' | 'keys';
+
+export interface AdminKeyRecord {
+  id: string;
+  name: string;
+  keyHash: string;
+  prefix: string;
+  lastFour: string;
+  scopes: AdminScope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export type NewAdminKey = Pick<AdminKeyRecord, 'name' | 'keyHash' | 'prefix' | 'lastFour' | 'scopes'>;
+
+/** Who did an admin action: the CLI (as the OS user), an admin key (its id), an operator (their account id). */
+export interface Actor {
+  kind: 'cli' | 'admin_key' | 'operator';
+  id: string;
+}
+
+export type AuditAction =
+  | 'account.create'
+  | 'account.suspend'
+  | 'account.reactivate'
+  | 'account.set_tier'
+  | 'account.set_role'
+  | 'account.set_password'
+  | 'key.create'
+  | 'key.revoke'
+  | 'credits.grant'
+  | 'credits.adjust'
+  | 'codes.create'
+  | 'code.disable'
+  | 'admin_key.create'
+  | 'admin_key.revoke';
+
+/** A JSON object as the audit log keeps it (before and after a change). */
+export type AuditState = Record<string, string | number | boolean | null | string[]>;
+
+/** One admin action; `before` and `after` hold what changed (money and status changes). */
+export interface AuditEntry {
+  id: number;
+  actor: Actor;
+  action: AuditAction;
+  target: { kind: 'account' | 'key' | 'code' | 'admin_key'; id: string };
+  before: AuditState | null;
+  after: AuditState | null;
+  createdAt: string;
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'createdAt'>;
+
+export interface AuditQuery {
+  limit: number;
+  /** Entries older than this id (paging back from the newest). */
+  beforeId?: number;
+  targetId?: string;
+  actorId?: string;
+}
+
+export interface AccountQuery {
+  /** Part of an email, name or id, any case. */
+  search?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface AccountPage {
+  accounts: (Account & { balanceMicros: number })[];
+  /** Accounts matching the search, all pages. */
+  total: number;
+}
+
+/** Usage of every account (or one) over a period, summed in SQL. */
+export interface UsageReport {
+  days: (UsageTotals & { date: string })[];
+  byModel: (UsageTotals & { model: string })[];
+  byAccount: (UsageTotals & { accountId: string; email: string })[];
+  byKey: (UsageTotals & { keyId: string; keyName: string; accountId: string })[];
+  byStatus: { status: number; requests: number }[];
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /**
@@ -257,6 +347,9 @@ export interface Store {
   listAccounts(): Promise<Account[]>;
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
   setAccountTier(accountId: string, tier: string): Promise<Account>;
+  setAccountRole(accountId: string, role: AccountRole): Promise<Account>;
+  /** Oldest first, `limit` from `offset`, with their balances and the count of all that match. */
+  searchAccounts(query: AccountQuery): Promise<AccountPage>;
 
   /** An account with a password (and its sign-up credits), all or nothing. Throws EmailTakenError. */
   signUp(input: NewSignUp): Promise<Account>;
@@ -359,6 +452,25 @@ export interface Store {
   claimAutoRecharge(accountId: string): Promise<number | undefined>;
   rearmAutoRecharge(accountId: string): Promise<void>;
   disableAutoRecharge(accountId: string, notice: string): Promise<void>;
+
+  /** Marks an unredeemed code disabled; undefined when there is no such code. */
+  disableRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
+  findRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
+
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
+  /** Newest first. */
+  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  createAdminKey(input: NewAdminKey): Promise<AdminKeyRecord>;
+  findAdminKeyByHash(keyHash: string): Promise<AdminKeyRecord | undefined>;
+  findAdminKeyById(keyId: string): Promise<AdminKeyRecord | undefined>;
+  listAdminKeys(): Promise<AdminKeyRecord[]>;
+  /** Idempotent; undefined when there is no such key. */
+  revokeAdminKey(keyId: string): Promise<AdminKeyRecord | undefined>;
+  touchAdminKey(keyId: string, lastUsedAt: string): Promise<void>;
+
+  /** Every account's usage in the range (or one account's), by day, model, account, key and status. */
+  reportUsage(range: TimeRange, options?: { accountId?: string; top?: number }): Promise<UsageReport>;
 
   latestChangeId(): Promise<number>;
   changesAfter(id: number): Promise<ChangeEvent[]>;
