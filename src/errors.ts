@@ -38,7 +38,15 @@ export class KeyRevokedError extends LmgateError {
   }
 }
 
-export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'model_not_in_tier' | 'metrics_not_allowed';
+export type ForbiddenReason =
+  | 'account_suspended'
+  | 'subscription_inactive'
+  | 'model_not_in_tier'
+  | 'metrics_not_allowed'
+  /** A customer's key or session on the admin API. */
+  | 'not_an_operator'
+  /** An admin key without the scope the route needs. */
+  | 'scope_missing';
 
 /** Authenticated, but the account may not do this (spec 5.7). */
 export class ForbiddenError extends LmgateError {
