@@ -1,5 +1,6 @@
 // The store as the app sees it, in domain words. One implementation (kysely-store.ts)
 // serves SQLite and PostgreSQL.
+import type { AccountQuery, AdminStore } from './admin-store.js';
 
 export type AccountStatus = 'active' | 'suspended';
 /** Operators may use the admin API and console with their dashboard session. */
@@ -245,81 +246,10 @@ export interface NewSignUp {
   creditsMicros: number;
 }
 
-/** What an admin key may do; reading needs `read`, each kind of write its own scope. */
-export type AdminScope = 'read' | 'accounts' | 'credits' | 'keys';
+export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, AuditEntry, AuditQuery, AuditState, NewAdminKey, NewAuditEntry } from './admin-store.js';
 
-export interface AdminKeyRecord {
-  id: string;
-  name: string;
-  keyHash: string;
-  prefix: string;
-  lastFour: string;
-  scopes: AdminScope[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export type NewAdminKey = Pick<AdminKeyRecord, 'name' | 'keyHash' | 'prefix' | 'lastFour' | 'scopes'>;
-
-/** Who did an admin action: the CLI (as the OS user), an admin key (its id), an operator (their account id). */
-export interface Actor {
-  kind: 'cli' | 'admin_key' | 'operator';
-  id: string;
-}
-
-export type AuditAction =
-  | 'account.create'
-  | 'account.suspend'
-  | 'account.reactivate'
-  | 'account.set_tier'
-  | 'account.set_role'
-  | 'account.set_password'
-  | 'key.create'
-  | 'key.revoke'
-  | 'credits.grant'
-  | 'credits.adjust'
-  | 'codes.create'
-  | 'code.disable'
-  | 'admin_key.create'
-  | 'admin_key.revoke';
-
-/** A JSON object as the audit log keeps it (before and after a change). */
-export type AuditState = Record<string, string | number | boolean | null | string[]>;
-
-/** One admin action; `before` and `after` hold what changed (money and status changes). */
-export interface AuditEntry {
-  id: number;
-  actor: Actor;
-  action: AuditAction;
-  target: { kind: 'account' | 'key' | 'code' | 'admin_key'; id: string };
-  before: AuditState | null;
-  after: AuditState | null;
-  createdAt: string;
-}
-
-export type NewAuditEntry = Omit<AuditEntry, 'id' | 'createdAt'>;
-
-export interface AuditQuery {
-  limit: number;
-  /** Entries older than this id (paging back from the newest). */
-  beforeId?: number;
-  targetId?: string;
-  actorId?: string;
-}
-
-export interface AccountQuery {
-  /** Part of an email, name or id, any case. */
-  search?: string;
-  limit: number;
-  offset: number;
-}
-
-export interface AccountPage {
-  accounts: (Account & { balanceMicros: number })[];
-  /** Accounts matching the search, all pages. */
-  total: number;
-}
+/** A page of accounts with their balances, and how many match the search in all. */
+export type AccountPage = { accounts: (Account & { balanceMicros: number })[]; total: number };
 
 /** Usage of every account (or one) over a period, summed in SQL. */
 export interface UsageReport {
@@ -330,7 +260,7 @@ export interface UsageReport {
   byStatus: { status: number; requests: number }[];
 }
 
-export interface Store {
+export interface Store extends AdminStore {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`
@@ -456,18 +386,6 @@ export interface Store {
   /** Marks an unredeemed code disabled; undefined when there is no such code. */
   disableRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
   findRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
-
-  appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
-  /** Newest first. */
-  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
-
-  createAdminKey(input: NewAdminKey): Promise<AdminKeyRecord>;
-  findAdminKeyByHash(keyHash: string): Promise<AdminKeyRecord | undefined>;
-  findAdminKeyById(keyId: string): Promise<AdminKeyRecord | undefined>;
-  listAdminKeys(): Promise<AdminKeyRecord[]>;
-  /** Idempotent; undefined when there is no such key. */
-  revokeAdminKey(keyId: string): Promise<AdminKeyRecord | undefined>;
-  touchAdminKey(keyId: string, lastUsedAt: string): Promise<void>;
 
   /** Every account's usage in the range (or one account's), by day, model, account, key and status. */
   reportUsage(range: TimeRange, options?: { accountId?: string; top?: number }): Promise<UsageReport>;

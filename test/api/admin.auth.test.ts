@@ -7,6 +7,7 @@ import { ADMIN_SCOPES } from '../../src/admin/admin-key.js';
 import { Commands } from '../../src/commands/commands.js';
 import { hashSessionToken } from '../../src/dashboard/sessions.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
+import type { LooseJson } from '../helpers/json.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { ADMIN_ROUTES, adminCall, adminKey, sessionOf, type AdminRoute } from './admin-client.js';
 
@@ -97,7 +98,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin API authorization on %s', 
         body: JSON.stringify({ model: 'demo-echo', messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(res.status).toBe(401);
-      expect((await res.json()).error).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error' });
+      expect(((await res.json()) as LooseJson).error).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error' });
     }
     const subscription = await fetch(`${t.origin}/api/billing/subscription`, { headers: { authorization: `Bearer ${bearer}` } });
     expect(subscription.status).toBe(401);

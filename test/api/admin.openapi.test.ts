@@ -3,6 +3,7 @@
 // that validate it.
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LooseJson } from '../helpers/json.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { ADMIN_ROUTES } from './admin-client.js';
 
@@ -14,7 +15,7 @@ describe('the admin API OpenAPI document', () => {
     t = await startApp();
     const res = await fetch(`${t.origin}/api/admin/v1/openapi.json`);
     expect(res.status).toBe(200);
-    document = await res.json();
+    document = (await res.json()) as LooseJson;
   });
   afterAll(async () => {
     await t.close();
