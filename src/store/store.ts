@@ -258,6 +258,8 @@ export interface UsageReport {
   byAccount: (UsageTotals & { accountId: string; email: string })[];
   byKey: (UsageTotals & { keyId: string; keyName: string; accountId: string })[];
   byStatus: { status: number; requests: number }[];
+  /** Credits added per UTC day: sold (top-ups, subscription credits) and granted; days without are absent. */
+  creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[];
 }
 
 export interface Store extends AdminStore {

@@ -1,11 +1,13 @@
 // Usage read across accounts for the operator: sums over a period by UTC day, model,
-// account, key and status, grouped in SQL on the (created_at) index.
+// account, key and status, grouped in SQL on the (created_at) index; and the credits added
+// per day from the ledger, sold or granted.
 import { sql } from 'kysely';
 import { checkMicros } from '../billing/money.js';
 import { checkLimit, type Db } from './sql.js';
-import type { TimeRange, UsageReport, UsageTotals } from './store.js';
+import type { LedgerKind, TimeRange, UsageReport, UsageTotals } from './store.js';
 
 const DEFAULT_TOP = 100;
+const SOLD: readonly LedgerKind[] = ['top_up', 'subscription_credit'];
 
 interface TotalsRow {
   requests: number | string;
@@ -30,7 +32,14 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     eb.fn.sum<number | string>('usage_records.completion_tokens').as('completion_tokens'),
     cost.as('cost_micros'),
   ]);
-  const [days, byModel, byAccount, byKey, byStatus] = await Promise.all([
+  let added = db
+    .selectFrom('ledger_entries')
+    .where('created_at', '>=', range.fromIso)
+    .where('created_at', '<', range.untilIso)
+    .where('kind', 'in', [...SOLD, 'grant']);
+  if (options.accountId !== undefined) added = added.where('account_id', '=', options.accountId);
+  const addedDay = sql<string>`substr(created_at, 1, 10)`;
+  const [days, byModel, byAccount, byKey, byStatus, addedRows] = await Promise.all([
     summed.select(day.as('day')).groupBy(day).orderBy(day).execute(),
     summed.select('usage_records.model').groupBy('usage_records.model').orderBy(cost, 'desc').orderBy('usage_records.model').limit(top).execute(),
     summed
@@ -54,13 +63,27 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
       .groupBy('usage_records.status')
       .orderBy('usage_records.status')
       .execute(),
+    added
+      .select((eb) => [addedDay.as('day'), 'kind', eb.fn.sum<number | string>('amount_micros').as('micros')])
+      .groupBy([addedDay, 'kind'])
+      .orderBy(addedDay)
+      .execute(),
   ]);
+  const creditsAdded = new Map<string, { date: string; soldMicros: number; grantedMicros: number }>();
+  for (const row of addedRows) {
+    const day = creditsAdded.get(row.day) ?? { date: row.day, soldMicros: 0, grantedMicros: 0 };
+    const micros = checkMicros(Number(row.micros));
+    if ((SOLD as readonly string[]).includes(row.kind)) day.soldMicros += micros;
+    else day.grantedMicros += micros;
+    creditsAdded.set(row.day, day);
+  }
   return {
     days: days.map((row) => ({ date: row.day, ...totalsOf(row) })),
     byModel: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
     byAccount: byAccount.map((row) => ({ accountId: row.account_id, email: row.email, ...totalsOf(row) })),
     byKey: byKey.map((row) => ({ keyId: row.key_id, keyName: row.name ?? '', accountId: row.account_id, ...totalsOf(row) })),
     byStatus: byStatus.map((row) => ({ status: Number(row.status), requests: Number(row.requests) })),
+    creditsAdded: [...creditsAdded.values()],
   };
 }
 

@@ -136,14 +136,17 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
     expect((await call('POST', '/codes', { amount_micros: 1, expires_at: '2001-01-01T00:00:00Z' })).body.errors).toEqual({ expires_at: ['Must be in the future.'] });
   });
 
-  it('sums usage across accounts by day, model, account, key and status', async () => {
+  it('sums usage across accounts by day, model, account, key and status, with the credits sold and granted each day', async () => {
     const { account, apiKey } = await t.createAccount({ credits: 5 });
+    const [code] = await t.app.commands.createCodes({ amountMicros: 2_000_000, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
+    await t.app.commands.redeemCode(account.id, code!.code);
     await t.client(apiKey).chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'count me' }] });
     await t.flushUsage();
     const usage = await call('GET', `/usage?account_id=${account.id}`);
     expect(usage.status).toBe(200);
     expect(usage.body.days).toHaveLength(30);
-    expect(usage.body.days.at(-1).requests).toBe(1);
+    expect(usage.body.days.at(-1)).toMatchObject({ requests: 1, credits_sold_micros: 2_000_000, credits_granted_micros: 5_000_000 });
+    expect(usage.body.days.at(-2)).toMatchObject({ requests: 0, credits_sold_micros: 0, credits_granted_micros: 0 });
     expect(usage.body.by_model).toEqual([expect.objectContaining({ model: 'demo-echo', requests: 1 })]);
     expect(usage.body.by_account).toEqual([expect.objectContaining({ account_id: account.id, email: account.email, requests: 1 })]);
     expect(usage.body.by_key).toEqual([expect.objectContaining({ key_name: 'test', account_id: account.id, requests: 1 })]);

@@ -19,7 +19,15 @@ const UsageQuery = Type.Object({ ...DayRangeQuery.properties, account_id: Type.O
 const Usage = Type.Object({
   from: Type.String(),
   to: Type.String(),
-  days: Type.Array(Type.Object({ date: Type.String(), ...Totals }), { description: 'every day of the period, zeros included' }),
+  days: Type.Array(
+    Type.Object({
+      date: Type.String(),
+      ...Totals,
+      credits_sold_micros: Type.Integer({ description: 'top-ups and subscription credits' }),
+      credits_granted_micros: Type.Integer(),
+    }),
+    { description: 'every day of the period, zeros included' },
+  ),
   by_model: Type.Array(Type.Object({ model: Type.String(), ...Totals })),
   by_account: Type.Array(Type.Object({ account_id: Type.String(), email: Type.String(), ...Totals })),
   by_key: Type.Array(Type.Object({ key_id: Type.String(), key_name: Type.String(), account_id: Type.String(), ...Totals })),
@@ -83,10 +91,16 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
     const range = parseDayRange(request.query);
     const report = await store.reportUsage(range.time, { accountId: request.query.account_id });
     const byDate = new Map(report.days.map((day) => [day.date, day]));
+    const addedByDate = new Map(report.creditsAdded.map((day) => [day.date, day]));
     return {
       from: range.from,
       to: range.to,
-      days: range.days.map((date) => ({ date, ...totalsView(byDate.get(date)) })),
+      days: range.days.map((date) => ({
+        date,
+        ...totalsView(byDate.get(date)),
+        credits_sold_micros: addedByDate.get(date)?.soldMicros ?? 0,
+        credits_granted_micros: addedByDate.get(date)?.grantedMicros ?? 0,
+      })),
       by_model: report.byModel.map((row) => ({ model: row.model, ...totalsView(row) })),
       by_account: report.byAccount.map((row) => ({ account_id: row.accountId, email: row.email, ...totalsView(row) })),
       by_key: report.byKey.map((row) => ({ key_id: row.keyId, key_name: row.keyName, account_id: row.accountId, ...totalsView(row) })),

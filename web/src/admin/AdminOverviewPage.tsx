@@ -1,5 +1,5 @@
-// The business at a glance over the last 30 days: requests, tokens and credits spent per
-// day, active accounts, top accounts and models, answers by status, upstream health.
+// The business at a glance over the last 30 days: requests, tokens, credits spent and sold
+// per day, active accounts, top accounts and models, answers by status, upstream health.
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { LoadState } from '../components/LoadState';
@@ -37,6 +37,7 @@ export function AdminOverviewPage() {
                     <th scope="col" className="num">Requests</th>
                     <th scope="col" className="num">Tokens</th>
                     <th scope="col" className="num">Credits spent</th>
+                    <th scope="col" className="num">Credits sold</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -53,6 +54,9 @@ export function AdminOverviewPage() {
                       </td>
                       <td data-label="Credits spent" className="num">
                         {formatCredits(day.cost_micros)}
+                      </td>
+                      <td data-label="Credits sold" className="num">
+                        {formatCredits(day.credits_sold_micros)}
                       </td>
                     </tr>
                   ))}
@@ -133,6 +137,7 @@ function Stats({ report }: { report: UsageReport }) {
     { label: 'Requests', value: formatNumber(requests) },
     { label: 'Tokens', value: formatNumber(sum((d) => d.prompt_tokens + d.completion_tokens)) },
     { label: 'Credits spent', value: formatCredits(sum((d) => d.cost_micros)) },
+    { label: 'Credits sold', value: formatCredits(sum((d) => d.credits_sold_micros)) },
     { label: 'Active accounts', value: formatNumber(report.by_account.length) },
     { label: 'Error rate', value: requests === 0 ? '–' : `${((failed / requests) * 100).toFixed(1)}%` },
   ];

@@ -85,7 +85,7 @@ export interface Totals {
 export interface UsageReport {
   from: string;
   to: string;
-  days: (Totals & { date: string })[];
+  days: (Totals & { date: string; credits_sold_micros: number; credits_granted_micros: number })[];
   by_model: (Totals & { model: string })[];
   by_account: (Totals & { account_id: string; email: string })[];
   by_key: (Totals & { key_id: string; key_name: string; account_id: string })[];
