@@ -141,13 +141,14 @@ describe('the operator console', () => {
     await t.app.commands.setRole(account.id, 'operator', { kind: 'cli', id: 'test' });
     const { page, screenshot, assertClean } = await openPage(browser, t.origin, PHONE);
     await signIn(page, email);
-    for (const [path, heading] of CONSOLE_PAGES) {
+    const { account: shown } = await t.createAccount({ email: uniqueEmail('shown-on-phone') });
+    for (const [path, heading] of [...CONSOLE_PAGES, [`/admin/accounts/${shown.id}`, shown.email] as const]) {
       await page.goto(path);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, `${path} is wider than the phone`).toBeLessThanOrEqual(0);
-      await screenshot(`console-${path === '/admin' ? 'overview' : path.split('/').pop()}-phone`);
+      await screenshot(`console-${path === '/admin' ? 'overview' : path.startsWith('/admin/accounts/') ? 'account' : path.split('/').pop()}-phone`);
     }
     assertClean();
 
