@@ -3,8 +3,7 @@
 import type { AccountQuery, AdminStore } from './admin-store.js';
 
 export type AccountStatus = 'active' | 'suspended';
-/** Operators may use the admin API and console with their dashboard session. */
-export type AccountRole = 'customer' | 'operator';
+export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'inactive';
 
 export interface Account {
@@ -258,8 +257,7 @@ export interface UsageReport {
   byAccount: (UsageTotals & { accountId: string; email: string })[];
   byKey: (UsageTotals & { keyId: string; keyName: string; accountId: string })[];
   byStatus: { status: number; requests: number }[];
-  /** Credits added per UTC day: sold (top-ups, subscription credits) and granted; days without are absent. */
-  creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[];
+  creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: top-ups, subscription credits
 }
 
 export interface Store extends AdminStore {
