@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedApiKey } from '../auth/api-key.js';
 import { parseBearer } from '../auth/bearer.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../dashboard/csrf.js';
+import { hasOperatorSessionLapsed } from '../dashboard/operator-session.js';
 import { SESSION_COOKIE, type Sessions } from '../dashboard/sessions.js';
 import { ForbiddenError, InvalidApiKeyError, KeyRevokedError, UnauthenticatedError } from '../errors.js';
 import type { Actor, AdminScope, Store } from '../store/store.js';
@@ -17,10 +18,6 @@ export interface AdminCaller {
   scopes: ReadonlySet<AdminScope>;
 }
 
-/** An operator's session works here for at most this long after sign-in... */
-export const OPERATOR_SESSION_MAX_MS = 12 * 60 * 60 * 1000;
-/** ...and not after this long unseen (sessions note being seen every 5 minutes). */
-export const OPERATOR_SESSION_IDLE_MS = 60 * 60 * 1000;
 /** last_used_at is for people: one write per key per minute is enough. */
 const TOUCH_AFTER_MS = 60 * 1000;
 
@@ -61,8 +58,7 @@ async function callerBySession(request: FastifyRequest, store: Store, sessions: 
   const account = session && (await store.findAccount(session.accountId));
   if (!session || !account) throw new UnauthenticatedError('no admin key or session');
   if (account.role !== 'operator') throw new ForbiddenError('not_an_operator');
-  const nowMs = Date.now();
-  if (nowMs - Date.parse(session.createdAt) > OPERATOR_SESSION_MAX_MS || nowMs - Date.parse(session.lastSeenAt) > OPERATOR_SESSION_IDLE_MS) {
+  if (hasOperatorSessionLapsed(session)) {
     // Signed out everywhere this session was used, the dashboard included.
     await sessions.end(session);
     throw new UnauthenticatedError('operator session expired');

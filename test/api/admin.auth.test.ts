@@ -120,14 +120,33 @@ describe.each(['sqlite', 'postgres'] as const)('admin API authorization on %s', 
     expect(entry).toMatchObject({ actor: { kind: 'operator', id: operator.accountId }, action: 'account.suspend' });
   });
 
-  it("ends an operator's session 12 hours after sign-in, though a customer's lasts 30 days", async () => {
-    const operator = await sessionOf(t, 'operator');
-    const tokenHash = hashSessionToken(operator.cookie.split('=')[1]!);
-    const signedInAt = new Date(Date.now() - 13 * 60 * 60 * 1000).toISOString();
-    await (t.store as KyselyStore).db.updateTable('sessions').set({ created_at: signedInAt, last_seen_at: new Date().toISOString() }).where('token_hash', '=', tokenHash).execute();
-    const res = await adminCall(t, operator, 'GET', '/accounts');
-    expect(res.status).toBe(401);
-    expect(await t.store.findSession(tokenHash)).toBeUndefined();
+  it("ends an operator's session 12 hours after sign-in or 1 hour unused, on the admin API and the dashboard alike; a customer's lasts", async () => {
+    const HOUR_MS = 60 * 60 * 1000;
+    const age = async (who: { cookie: string }, signedInAgoMs: number, seenAgoMs: number): Promise<string> => {
+      const tokenHash = hashSessionToken(who.cookie.split('=')[1]!);
+      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+      await (t.store as KyselyStore).db.updateTable('sessions').set({ created_at: ago(signedInAgoMs), last_seen_at: ago(seenAgoMs) }).where('token_hash', '=', tokenHash).execute();
+      return tokenHash;
+    };
+    const dashboardSession = (who: { cookie: string }) => fetch(`${t.origin}/api/dashboard/session`, { headers: { cookie: who.cookie } });
+
+    const fresh = await sessionOf(t, 'operator');
+    await age(fresh, 11 * HOUR_MS, 0);
+    expect((await adminCall(t, fresh, 'GET', '/accounts')).status).toBe(200);
+
+    const old = await sessionOf(t, 'operator');
+    const oldHash = await age(old, 13 * HOUR_MS, 0);
+    expect((await adminCall(t, old, 'GET', '/accounts')).status).toBe(401);
+    expect(await t.store.findSession(oldHash)).toBeUndefined();
+
+    const idle = await sessionOf(t, 'operator');
+    await age(idle, 2 * HOUR_MS, 2 * HOUR_MS);
+    expect((await dashboardSession(idle)).status).toBe(401);
+    expect((await adminCall(t, idle, 'GET', '/accounts')).status).toBe(401);
+
+    const customer = await sessionOf(t, 'customer');
+    await age(customer, 13 * HOUR_MS, 2 * HOUR_MS);
+    expect((await dashboardSession(customer)).status).toBe(200);
   });
 
   it('refuses a body that is not JSON, and answers an unknown admin path with 404 in the unified body', async () => {
