@@ -65,6 +65,7 @@ describe('the operator console', () => {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(page.url()).toBe(`${t.origin}/admin`);
     await page.getByText('Upstream health').waitFor();
+    await page.getByText('Requests per day').waitFor();
     await screenshot('console-overview');
 
     // Find the customer by email.
@@ -86,6 +87,7 @@ describe('the operator console', () => {
     await grant.waitFor({ state: 'hidden' });
     await page.getByText('Granted 7.50 credits.').waitFor();
     await page.getByTestId('balance').getByText('12.50').waitFor();
+    await page.getByText('Requests per day').waitFor();
     await customer.page.reload();
     await customer.page.getByTestId('balance').getByText('12.50').waitFor();
     await screenshot('console-account');
@@ -145,7 +147,7 @@ describe('the operator console', () => {
     for (const [path, heading] of [...CONSOLE_PAGES, [`/admin/accounts/${shown.id}`, shown.email] as const]) {
       await page.goto(path);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-      await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
+      await page.locator('[aria-busy="true"], .loading').first().waitFor({ state: 'detached' });
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, `${path} is wider than the phone`).toBeLessThanOrEqual(0);
       await screenshot(`console-${path === '/admin' ? 'overview' : path.startsWith('/admin/accounts/') ? 'account' : path.split('/').pop()}-phone`);

@@ -15,6 +15,7 @@ import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
 import { creditsInputToMicros } from './credit-input';
+import { DayCharts } from './DayCharts';
 
 type Action = { kind: 'none' } | { kind: 'credits'; mode: 'grant' | 'adjust' } | { kind: 'status' } | { kind: 'tier' } | { kind: 'revoke'; key: AdminKey };
 
@@ -94,6 +95,8 @@ export function AdminAccountPage() {
           <p className="stat-value">{usage.data === undefined ? '…' : formatNumber(usage.data.days.reduce((n, d) => n + d.requests, 0))}</p>
         </div>
       </div>
+
+      {usage.data === undefined ? null : <DayCharts days={usage.data.days} />}
 
       <section className="card flush" aria-labelledby="keys-title">
         <h2 id="keys-title" className="card-title padded">

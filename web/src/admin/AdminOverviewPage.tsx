@@ -8,6 +8,7 @@ import { formatCredits, formatDay, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type Deployment, type UsageReport } from './admin-api';
+import { DayCharts } from './DayCharts';
 
 const DAYS_SHOWN = 14;
 
@@ -25,65 +26,64 @@ export function AdminOverviewPage() {
       ) : (
         <>
           <Stats report={report} />
-          <div className="grid two">
-            <section className="card flush" aria-labelledby="per-day">
-              <h2 id="per-day" className="card-title padded">
-                Per day
+          <DayCharts days={report.days} />
+          <div className="grid three">
+            <TopList title="Top accounts" rows={report.by_account.slice(0, 5).map((row) => ({ id: row.account_id, label: <Link to={`/admin/accounts/${row.account_id}`}>{row.email}</Link>, micros: row.cost_micros, requests: row.requests }))} />
+            <TopList title="Top models" rows={report.by_model.slice(0, 5).map((row) => ({ id: row.model, label: <code>{row.model}</code>, micros: row.cost_micros, requests: row.requests }))} />
+            <section className="card" aria-labelledby="statuses">
+              <h2 id="statuses" className="card-title">
+                Answers by status
               </h2>
-              <table className="table stacked">
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    <th scope="col" className="num">Requests</th>
-                    <th scope="col" className="num">Tokens</th>
-                    <th scope="col" className="num">Credits spent</th>
-                    <th scope="col" className="num">Credits sold</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {report.days.slice(-DAYS_SHOWN).reverse().map((day) => (
-                    <tr key={day.date}>
-                      <th scope="row" data-label="Day">
-                        {formatDay(day.date)}
-                      </th>
-                      <td data-label="Requests" className="num">
-                        {formatNumber(day.requests)}
-                      </td>
-                      <td data-label="Tokens" className="num">
-                        {formatNumber(day.prompt_tokens + day.completion_tokens)}
-                      </td>
-                      <td data-label="Credits spent" className="num">
-                        {formatCredits(day.cost_micros)}
-                      </td>
-                      <td data-label="Credits sold" className="num">
-                        {formatCredits(day.credits_sold_micros)}
-                      </td>
-                    </tr>
+              {report.by_status.length === 0 ? (
+                <p className="muted">No requests yet.</p>
+              ) : (
+                <ul className="plain-list">
+                  {report.by_status.map((row) => (
+                    <li key={row.status}>
+                      <span className={`badge ${row.status < 400 ? 'success' : 'danger'}`}>{row.status}</span> {formatNumber(row.requests)}
+                    </li>
                   ))}
-                </tbody>
-              </table>
+                </ul>
+              )}
             </section>
-            <div>
-              <TopList title="Top accounts" rows={report.by_account.slice(0, 5).map((row) => ({ id: row.account_id, label: <Link to={`/admin/accounts/${row.account_id}`}>{row.email}</Link>, micros: row.cost_micros, requests: row.requests }))} />
-              <TopList title="Top models" rows={report.by_model.slice(0, 5).map((row) => ({ id: row.model, label: <code>{row.model}</code>, micros: row.cost_micros, requests: row.requests }))} />
-              <section className="card" aria-labelledby="statuses">
-                <h2 id="statuses" className="card-title">
-                  Answers by status
-                </h2>
-                {report.by_status.length === 0 ? (
-                  <p className="muted">No requests yet.</p>
-                ) : (
-                  <ul className="plain-list">
-                    {report.by_status.map((row) => (
-                      <li key={row.status}>
-                        <span className={`badge ${row.status < 400 ? 'success' : 'danger'}`}>{row.status}</span> {formatNumber(row.requests)}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </section>
-            </div>
           </div>
+          <section className="card flush" aria-labelledby="per-day">
+            <h2 id="per-day" className="card-title padded">
+              Per day
+            </h2>
+            <table className="table stacked">
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="num">Requests</th>
+                  <th scope="col" className="num">Tokens</th>
+                  <th scope="col" className="num">Credits spent</th>
+                  <th scope="col" className="num">Credits sold</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.days.slice(-DAYS_SHOWN).reverse().map((day) => (
+                  <tr key={day.date}>
+                    <th scope="row" data-label="Day">
+                      {formatDay(day.date)}
+                    </th>
+                    <td data-label="Requests" className="num">
+                      {formatNumber(day.requests)}
+                    </td>
+                    <td data-label="Tokens" className="num">
+                      {formatNumber(day.prompt_tokens + day.completion_tokens)}
+                    </td>
+                    <td data-label="Credits spent" className="num">
+                      {formatCredits(day.cost_micros)}
+                    </td>
+                    <td data-label="Credits sold" className="num">
+                      {formatCredits(day.credits_sold_micros)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
         </>
       )}
       <section className="card flush" aria-labelledby="upstreams">
