@@ -1,6 +1,7 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. It never listens itself, so
 // tests and main.ts decide where it runs.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { adminRoutes } from './admin/plugin.js';
 import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
@@ -163,6 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   metricsRoute(app, config, metrics);
   healthRoutes(typed, services);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
+  await app.register(adminRoutes(services, metrics), { prefix: '/api/admin/v1' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });

@@ -38,7 +38,8 @@ export class KeyRevokedError extends LmgateError {
   }
 }
 
-export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'model_not_in_tier' | 'metrics_not_allowed';
+/** On the admin API: not_an_operator (a customer's key or session), scope_missing (an admin key without the route's scope). */
+export type ForbiddenReason = 'account_suspended' | 'subscription_inactive' | 'model_not_in_tier' | 'metrics_not_allowed' | 'not_an_operator' | 'scope_missing';
 
 /** Authenticated, but the account may not do this (spec 5.7). */
 export class ForbiddenError extends LmgateError {

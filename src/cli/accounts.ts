@@ -1,9 +1,9 @@
-// lmgate accounts create | list | show | suspend | reactivate | set-tier
+// lmgate accounts create | list | show | suspend | reactivate | set-tier | set-role
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
 import { EmailTakenError } from '../errors.js';
 import type { Account } from '../store/store.js';
-import { CliError, withStore, type CliIo } from './context.js';
+import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
@@ -20,7 +20,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const creditsText = stringFlag(args, 'credits');
         const initialMicros = creditsText === undefined ? 0 : parseCreditAmount(creditsText, '--credits', { signed: false });
         const { account, balanceMicros } = await new Commands(store)
-          .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' })
+          .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' }, cliActor())
           .catch((err: unknown) => {
             if (err instanceof EmailTakenError) throw new CliError(`an account with email ${email} already exists`);
             throw err;
@@ -39,7 +39,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
       case 'suspend':
       case 'reactivate': {
         const account = await requireAccount(store, ref);
-        const updated = await new Commands(store).setStatus(account.id, action === 'suspend' ? 'suspended' : 'active');
+        const updated = await new Commands(store).setStatus(account.id, action === 'suspend' ? 'suspended' : 'active', cliActor());
         printRecord(io, args.json, accountView(updated));
         return 0;
       }
@@ -47,11 +47,17 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const account = await requireAccount(store, ref);
         if (!value) throw new CliError('accounts set-tier needs an account and a tier');
         assertTier(config, value);
-        printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value)));
+        printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value, cliActor())));
+        return 0;
+      }
+      case 'set-role': {
+        const account = await requireAccount(store, ref);
+        if (value !== 'operator' && value !== 'customer') throw new CliError('accounts set-role needs an account and a role: operator or customer');
+        printRecord(io, args.json, accountView(await new Commands(store).setRole(account.id, value, cliActor())));
         return 0;
       }
       default:
-        throw new CliError('accounts: expected create, list, show, suspend, reactivate or set-tier');
+        throw new CliError('accounts: expected create, list, show, suspend, reactivate, set-tier or set-role');
     }
   });
 }
@@ -67,6 +73,7 @@ function accountView(account: Account): Record<string, unknown> {
     name: account.name,
     status: account.status,
     tier: account.tier,
+    role: account.role,
     subscription_status: account.subscriptionStatus,
     created_at: account.createdAt,
   };

@@ -10,6 +10,7 @@ import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import { compileInputSchema } from './input-validator.js';
+import { hasOperatorSessionLapsed } from './operator-session.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -55,6 +56,10 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       const session = await context.sessions.find(request.cookies[SESSION_COOKIE]);
       const account = session && (await services.store.findAccount(session.accountId));
       if (!session || !account) throw new UnauthenticatedError('no dashboard session');
+      if (account.role === 'operator' && hasOperatorSessionLapsed(session)) {
+        await context.sessions.end(session);
+        throw new UnauthenticatedError('operator session lapsed');
+      }
       if (changesState) assertCsrfToken(request, session);
       request.signedIn = { session, account };
     });

@@ -16,6 +16,8 @@ export const AccountView = Type.Object({
   status: Type.String(),
   subscriptionStatus: Type.String(),
   createdAt: Type.String(),
+  /** 'operator' opens the console (/admin). */
+  role: Type.String(),
 });
 export type AccountView = Static<typeof AccountView>;
 
@@ -61,6 +63,7 @@ export function accountView(account: Account): AccountView {
     status: account.status,
     subscriptionStatus: account.subscriptionStatus,
     createdAt: account.createdAt,
+    role: account.role,
   };
 }
 

@@ -31,8 +31,8 @@ export interface ErrorRow {
 
 export type ErrorTable = { [C in ErrorCode]: (err: ErrorOf<C>) => ErrorRow };
 
-/** Where an error is shown: the spec's API, or the dashboard's forms. */
-export type Surface = 'api' | 'dashboard';
+/** Where an error is shown: the spec's API, the dashboard's forms, or the admin API. */
+export type Surface = 'api' | 'dashboard' | 'admin';
 
 const row = (status: number, message: string, more?: Omit<ErrorRow, 'status' | 'message'>): ErrorRow => ({ status, message, ...more });
 
@@ -107,7 +107,12 @@ const DASHBOARD_ERRORS: Partial<ErrorTable> = {
     }),
 };
 
-const SURFACES: Record<Surface, Partial<ErrorTable>> = { api: {}, dashboard: DASHBOARD_ERRORS };
+/** The admin API's variant: the API's shapes, but its paths are not models. */
+const ADMIN_ERRORS: Partial<ErrorTable> = {
+  route_not_found: () => row(404, 'Not found.'),
+};
+
+const SURFACES: Record<Surface, Partial<ErrorTable>> = { api: {}, dashboard: DASHBOARD_ERRORS, admin: ADMIN_ERRORS };
 
 /** The row for an error of ours; anything else is an unexpected 500. */
 export function rowOf(err: KnownError | undefined, surface: Surface = 'api'): ErrorRow {

@@ -1,8 +1,10 @@
 // The store as the app sees it, in domain words. One implementation (kysely-store.ts)
 // serves SQLite and PostgreSQL.
 import type { RequestLogStore } from './request-log-store.js';
+import type { AccountQuery, AdminStore } from './admin-store.js';
 
 export type AccountStatus = 'active' | 'suspended';
+export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'inactive';
 
 export interface Account {
@@ -17,6 +19,7 @@ export interface Account {
   subscriptionGraceUntil: string | null;
   /** The subscription ends at the period's end rather than renewing. */
   cancelAtPeriodEnd: boolean;
+  role: AccountRole;
   createdAt: string;
 }
 
@@ -127,6 +130,8 @@ export interface RedemptionCode {
   createdAt: string;
   redeemedBy: string | null;
   redeemedAt: string | null;
+  /** Withdrawn by an operator: it no longer redeems. */
+  disabledAt: string | null;
 }
 
 export interface NewRedemptionCode {
@@ -244,7 +249,22 @@ export interface NewSignUp {
   creditsMicros: number;
 }
 
-export interface Store extends RequestLogStore {
+export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, AuditEntry, AuditQuery, AuditState, NewAdminKey, NewAuditEntry } from './admin-store.js';
+
+/** A page of accounts with their balances, and how many match the search in all. */
+export type AccountPage = { accounts: (Account & { balanceMicros: number })[]; total: number };
+
+/** Usage of every account (or one) over a period, summed in SQL. */
+export interface UsageReport {
+  days: (UsageTotals & { date: string })[];
+  byModel: (UsageTotals & { model: string })[];
+  byAccount: (UsageTotals & { accountId: string; email: string })[];
+  byKey: (UsageTotals & { keyId: string; keyName: string; accountId: string })[];
+  byStatus: { status: number; requests: number }[];
+  creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: top-ups, subscription credits
+}
+
+export interface Store extends AdminStore, RequestLogStore {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`
@@ -261,6 +281,9 @@ export interface Store extends RequestLogStore {
   listAccounts(): Promise<Account[]>;
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
   setAccountTier(accountId: string, tier: string): Promise<Account>;
+  setAccountRole(accountId: string, role: AccountRole): Promise<Account>;
+  /** Oldest first, `limit` from `offset`, with their balances and the count of all that match. */
+  searchAccounts(query: AccountQuery): Promise<AccountPage>;
 
   /** An account with a password (and its sign-up credits), all or nothing. Throws EmailTakenError. */
   signUp(input: NewSignUp): Promise<Account>;
@@ -365,6 +388,13 @@ export interface Store extends RequestLogStore {
   claimAutoRecharge(accountId: string): Promise<number | undefined>;
   rearmAutoRecharge(accountId: string): Promise<void>;
   disableAutoRecharge(accountId: string, notice: string): Promise<void>;
+
+  /** Marks an unredeemed code disabled; undefined when there is no such code. */
+  disableRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
+  findRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
+
+  /** Every account's usage in the range (or one account's), by day, model, account, key and status. */
+  reportUsage(range: TimeRange, options?: { accountId?: string; top?: number }): Promise<UsageReport>;
 
   latestChangeId(): Promise<number>;
   changesAfter(id: number): Promise<ChangeEvent[]>;

@@ -19,6 +19,7 @@ export interface AccountsTable {
   /** past_due keeps a paid tier until then (migration 0005). */
   subscription_grace_until: string | null;
   subscription_cancel_at_period_end: number; // 0 | 1
+  role: string; // 'customer' | 'operator' (migration 0007)
 }
 
 export interface ApiKeysTable {
@@ -112,6 +113,7 @@ export interface RedemptionCodesTable {
   created_at: string;
   redeemed_by: string | null;
   redeemed_at: string | null;
+  disabled_at: string | null; // an operator withdrew it (migration 0007)
 }
 
 /** An account's customer at Stripe, and the newest subscription state applied to it. */
@@ -162,6 +164,32 @@ export interface PaymentsTable {
   updated_at: string;
 }
 
+/** One row per admin action (CLI, admin API, console), written with the change itself. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_kind: string; // ActorKind
+  actor_id: string;
+  action: string; // AuditAction
+  target_kind: string;
+  target_id: string;
+  before_json: string | null;
+  after_json: string | null;
+  created_at: string;
+}
+
+/** Keys of the admin API; only the SHA-256 of the secret is stored. */
+export interface AdminKeysTable {
+  id: string;
+  name: string;
+  key_hash: string;
+  prefix: string;
+  last_four: string;
+  scopes: string; // comma-separated AdminScope
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
@@ -176,6 +204,8 @@ export interface Database {
   auto_recharges: AutoRechargesTable;
   stripe_events: StripeEventsTable;
   payments: PaymentsTable;
+  audit_log: AuditLogTable;
+  admin_keys: AdminKeysTable;
 }
 
 /**
@@ -196,6 +226,8 @@ const TABLES_IN_COPY_ORDER = {
   auto_recharges: true,
   stripe_events: true,
   payments: true,
+  admin_keys: true,
+  audit_log: true,
   change_events: true,
 } as const satisfies Record<keyof Database, true>;
 

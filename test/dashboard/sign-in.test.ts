@@ -35,6 +35,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard sign-in on %s', (datab
       status: 'active',
       subscriptionStatus: 'inactive',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      role: 'customer',
     });
     expect(res.body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
 

@@ -1,5 +1,12 @@
 import { lazy, Suspense } from 'react';
 import { Route, Routes } from 'react-router';
+import { AdminAccountPage } from './admin/AdminAccountPage';
+import { AdminAccountsPage } from './admin/AdminAccountsPage';
+import { AdminAuditPage } from './admin/AdminAuditPage';
+import { AdminCatalogPage } from './admin/AdminCatalogPage';
+import { AdminCodesPage } from './admin/AdminCodesPage';
+import { AdminConsole } from './admin/AdminConsole';
+import { AdminOverviewPage } from './admin/AdminOverviewPage';
 import { Layout } from './components/Layout';
 import { RequireSession } from './components/RequireSession';
 import { KeysPage } from './pages/KeysPage';
@@ -21,6 +28,22 @@ export function App() {
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/signup" element={<SignUpPage />} />
+      <Route
+        path="/admin"
+        element={
+          <RequireSession>
+            <AdminConsole />
+          </RequireSession>
+        }
+      >
+        <Route index element={<AdminOverviewPage />} />
+        <Route path="accounts" element={<AdminAccountsPage />} />
+        <Route path="accounts/:id" element={<AdminAccountPage />} />
+        <Route path="codes" element={<AdminCodesPage />} />
+        <Route path="catalog" element={<AdminCatalogPage />} />
+        <Route path="audit" element={<AdminAuditPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
       <Route
         element={
           <RequireSession>

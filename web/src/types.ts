@@ -9,6 +9,8 @@ export interface Account {
   status: string;
   subscriptionStatus: string;
   createdAt: string;
+  /** 'operator' may open the console (/admin). */
+  role: string;
 }
 
 export interface SessionInfo {

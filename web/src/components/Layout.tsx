@@ -6,7 +6,12 @@ import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
 import { Logo } from './Logo';
 
-const PAGES = [
+export interface NavPage {
+  to: string;
+  label: string;
+}
+
+const PAGES: readonly NavPage[] = [
   { to: '/', label: 'Overview' },
   { to: '/keys', label: 'API Keys' },
   { to: '/usage', label: 'Usage' },
@@ -14,9 +19,10 @@ const PAGES = [
   { to: '/models', label: 'Models' },
   { to: '/billing/plans', label: 'Billing' },
   { to: '/settings', label: 'Settings' },
-] as const;
+];
 
-export function Layout() {
+/** The customer's pages by default; the console passes its own. */
+export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage[]; home?: string }) {
   const { account, signOut } = useSession();
   const { pathname, hash } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
@@ -55,15 +61,15 @@ export function Layout() {
       </a>
       <header className="topbar">
         <div className="topbar-inner">
-          <Link to="/" className="brand">
+          <Link to={home} className="brand">
             <Logo />
             <span>lmgate</span>
           </Link>
           <nav aria-label="Main" className="nav" ref={navRef}>
             <ul>
-              {PAGES.map((page) => (
+              {pages.map((page) => (
                 <li key={page.to}>
-                  <NavLink to={page.to} end={page.to === '/'}>
+                  <NavLink to={page.to} end={page.to === home}>
                     {page.label}
                   </NavLink>
                 </li>
@@ -71,6 +77,11 @@ export function Layout() {
             </ul>
           </nav>
           <div className="account-menu">
+            {account?.role === 'operator' ? (
+              <Link to={home === '/' ? '/admin' : '/'} className="button ghost small">
+                {home === '/' ? 'Console' : 'Dashboard'}
+              </Link>
+            ) : null}
             <span className="account-email" title={account?.email}>
               {account?.email}
             </span>
