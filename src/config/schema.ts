@@ -165,7 +165,9 @@ export const configSchema = z
     signup: z
       .object({
         open: z.boolean().default(true),
-        credits: z.number().nonnegative().default(0), // granted to each account at sign-up
+        // A trial balance granted to each account at sign-up: enough for a first few
+        // hundred calls to the demo models, so a new account works before any top-up.
+        credits: z.number().nonnegative().default(1),
         per_address_per_hour: z.number().int().positive().default(10), // sign-ups from one client address
       })
       .strict()
@@ -188,9 +190,11 @@ export const configSchema = z
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
       pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
     }),
+    // The demo models carry small prices so the meter visibly moves: a default lorem answer
+    // (200 tokens) costs about 0.0016 credits, and its worst case (16,384 tokens) 0.13.
     models: z.record(z.string().min(1).max(200), z.union([demoModel, upstreamModel])).default({
-      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
-      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
+      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 0.5, output: 1.5 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
+      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, context: 128_000, max_output: 16_384, price: { input: 2, output: 8 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
     }),
   })
   .strict()

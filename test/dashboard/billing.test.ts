@@ -95,13 +95,20 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
     } finally {
       await t.app.changeFeed.start();
     }
+    // The demo model is priced: the call spent part of the code's credits.
+    await t.flushUsage();
+    const [usage] = await t.store.listUsage(client.account.id);
+    expect(usage!.costMicros).toBeGreaterThan(0);
     const ledger = await client.get('/ledger');
     expect(ledger.body).toEqual({
-      balanceMicros: 4_000_000,
-      entries: [{ id: expect.any(Number), kind: 'top_up', amountMicros: 4_000_000, reason: 'redemption code', createdAt: expect.any(String) }],
+      balanceMicros: 4_000_000 - usage!.costMicros,
+      entries: [
+        { id: expect.any(Number), kind: 'usage', amountMicros: -usage!.costMicros, reason: expect.any(String), createdAt: expect.any(String) },
+        { id: expect.any(Number), kind: 'top_up', amountMicros: 4_000_000, reason: 'redemption code', createdAt: expect.any(String) },
+      ],
     });
-    expect((await t.store.listLedger(client.account.id))[0]!.reference).toBe(id);
-    expect((await client.get('/overview')).body.balanceMicros).toBe(4_000_000);
+    expect((await t.store.listLedger(client.account.id))[1]!.reference).toBe(id);
+    expect((await client.get('/overview')).body.balanceMicros).toBe(4_000_000 - usage!.costMicros);
 
     expectUnifiedError(await client.post('/redeem', { code }), 409, 'This code has already been redeemed.');
     expectUnifiedError(await (await sessionClient(t)).post('/redeem', { code }), 409);
