@@ -54,10 +54,13 @@ export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
 
   constructor(
-    readonly neededMicros: number,
+    /** The worst case the request would hold; undefined when refused before it was counted (nothing available). */
+    readonly neededMicros: number | undefined,
     readonly availableMicros: number,
+    /** When the output ceiling made the worst case too large: the most output tokens that would fit. */
+    readonly maxTokensThatFit?: number,
   ) {
-    super(`needs ${neededMicros} micro-credits, ${availableMicros} available`);
+    super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available`);
   }
 }
 

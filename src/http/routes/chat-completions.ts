@@ -3,7 +3,10 @@
 // at admission) ran in the API plugin's onRequest hook; this route takes it from the body on.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../services.js';
-import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
+import { admitRequest, chargeMicros, MeteredRequest } from '../../billing/metering.js';
+import type { Pass } from '../../billing/admission.js';
+import { formatCredits } from '../../billing/money.js';
+import type { Usage } from '../../billing/usage.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
@@ -20,6 +23,8 @@ import { EventStream } from '../sse.js';
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
 /** nginx's convention for "client closed the request", used in usage records. */
 const CLIENT_CLOSED = 499;
+/** On a whole answer: the balance left after its charge, in credits. */
+const BALANCE_HEADER = 'x-lmgate-balance';
 
 export function chatCompletionsRoute(api: FastifyInstance, services: AppServices): void {
   // Not an async function: an instant answer (echo) goes out without an await, which on
@@ -43,9 +48,9 @@ export function chatCompletionsRoute(api: FastifyInstance, services: AppServices
       // nothing left is refused before it.
       admitted = andThen(pass.requireCredit(), () =>
         andThen(planTokens(chat, model), (plan) =>
-          andThen(pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) }), ({ requests }): Admitted => {
+          andThen(admitRequest(pass, model, plan), ({ requests }): Admitted => {
             if (requests) reply.headers(rateLimitHeaders(requests));
-            return { model, call: backendCall(chat, request.rawJson, model.id, plan, reply) };
+            return { model, call: backendCall(chat, request.rawJson, model, plan, reply, pass) };
           }),
         ),
       );
@@ -74,12 +79,13 @@ interface Admitted {
 function backendCall(
   chat: BackendCall['request'],
   text: string | null,
-  modelId: string,
+  model: ModelEntry,
   plan: { promptTokens: number; maxOutputTokens: number },
   reply: FastifyReply,
+  pass: Pass,
 ): ClientCall {
   const includeUsage = chat.stream === true && chat.stream_options?.include_usage === true;
-  return new ClientCall(chat, text ?? undefined, modelId, plan.promptTokens, plan.maxOutputTokens, includeUsage, reply);
+  return new ClientCall(chat, text ?? undefined, model, plan.promptTokens, plan.maxOutputTokens, includeUsage, reply, pass);
 }
 
 /**
@@ -93,15 +99,24 @@ class ClientCall implements BackendCall, ClientLink, Stoppable {
   /** Ended by the shutdown's drain, not by the client. */
   stopped = false;
 
+  readonly modelId: string;
+
   constructor(
     readonly request: BackendCall['request'],
     readonly requestText: string | undefined,
-    readonly modelId: string,
+    private readonly model: ModelEntry,
     readonly promptTokens: number,
     readonly maxOutputTokens: number,
     readonly includeUsage: boolean,
-    private readonly reply: FastifyReply,
-  ) {}
+    readonly reply: FastifyReply,
+    private readonly pass: Pass,
+  ) {
+    this.modelId = model.id;
+  }
+
+  chargeMicros(usage: Usage): number {
+    return chargeMicros(this.model, usage, this.pass.reservedMicros);
+  }
 
   get client(): ClientLink {
     return this;
@@ -149,7 +164,8 @@ const NOTHING_TO_STOP = (): void => {};
 /** Steps 7–8 without streaming: the whole answer, then the bill. */
 function completeNow(backend: ChatBackend, call: ClientCall, metered: MeteredRequest, inFlight: InFlight): string | Promise<string> {
   const settle = (result: CompletionResult): string => {
-    metered.finish(result.usage, 200, result.finishReason);
+    const balanceMicros = metered.finish(result.usage, 200, result.finishReason);
+    if (balanceMicros !== undefined) call.reply.header(BALANCE_HEADER, formatCredits(balanceMicros));
     return result.body;
   };
   let answer: CompletionResult | Promise<CompletionResult>;
