@@ -32,6 +32,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
 import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
 import { openPayments, type Payments } from './payments/payments.js';
+import { openMailer } from './mail/mailer.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Store } from './store/store.js';
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
     payments,
+    mailer: openMailer(config.smtp),
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -203,6 +205,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await changeFeed.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), admission.close(), services.catalog.close()]);
+    services.mailer?.close();
   });
   return app;
 }

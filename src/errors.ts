@@ -49,17 +49,15 @@ export class ForbiddenError extends LmgateError {
   }
 }
 
-/** Available balance (balance − open reservations) cannot cover the worst case. */
+/**
+ * Available balance (balance − open reservations) cannot cover the worst case: `neededMicros`
+ * (undefined when refused before counting, nothing being available). `maxTokensThatFit`:
+ * when only the output ceiling was too large, the most output tokens that would fit.
+ */
 export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
 
-  constructor(
-    /** The worst case the request would hold; undefined when refused before it was counted (nothing available). */
-    readonly neededMicros: number | undefined,
-    readonly availableMicros: number,
-    /** When the output ceiling made the worst case too large: the most output tokens that would fit. */
-    readonly maxTokensThatFit?: number,
-  ) {
+  constructor(readonly neededMicros: number | undefined, readonly availableMicros: number, readonly maxTokensThatFit?: number) {
     super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available`);
   }
 }
@@ -318,7 +316,8 @@ export type RefusalCode =
   | 'key_not_found'
   | 'sign_up_closed'
   | 'wrong_credentials'
-  | 'wrong_current_password';
+  | 'wrong_current_password'
+  | 'reset_link_invalid';
 
 export class Refusal extends LmgateError {
   constructor(readonly code: RefusalCode) {

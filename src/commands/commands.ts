@@ -5,6 +5,7 @@
 import { generateApiKey } from '../auth/api-key.js';
 import { canonicalRedemptionCode, hashRedemptionCode } from '../billing/redemption-code.js';
 import { NO_LOCAL_CACHES, type Change, type LocalCaches } from '../cluster/local-caches.js';
+import { hashAccountToken, newResetToken } from '../dashboard/password-reset.js';
 import { Refusal } from '../errors.js';
 import type {
   Account,
@@ -61,6 +62,21 @@ export class Commands {
 
   setPassword(accountId: string, passwordHash: string): Promise<void> {
     return this.store.setPasswordHash(accountId, passwordHash);
+  }
+
+  /** A one-time password-reset token for the account (the link's secret; the store keeps its hash). */
+  async issuePasswordReset(accountId: string): Promise<{ token: string; expiresAt: string }> {
+    const { token, stored } = newResetToken(accountId);
+    await this.store.createAccountToken(stored);
+    return { token, expiresAt: stored.expiresAt };
+  }
+
+  /**
+   * Sets the password the reset link's holder chose and signs the account out everywhere.
+   * Undefined when the token is unknown, used or expired.
+   */
+  resetPassword(token: string, passwordHash: string): Promise<string | undefined> {
+    return this.store.resetPassword(hashAccountToken(token), passwordHash, new Date().toISOString());
   }
 
   async setStatus(accountId: string, status: AccountStatus): Promise<Account> {

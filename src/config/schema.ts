@@ -108,6 +108,18 @@ const stripePayments = z
   })
   .strict();
 
+// Outgoing mail (password-reset links), through an SMTP server.
+const smtp = z
+  .object({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65_535).default(587),
+    secure: z.boolean().default(false), // TLS from the start (port 465); otherwise STARTTLS when offered
+    user: z.string().min(1).optional(),
+    password_env: z.string().min(1).optional(), // variable holding the SMTP password
+    from: z.string().min(3), // "lmgate <no-reply@example.com>"
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: z
@@ -180,6 +192,8 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    // Without it, no mail goes out: reset links come from `lmgate accounts reset-link`.
+    smtp: smtp.optional(),
     // Without payments.stripe, credits come from the operator's codes and grants only.
     payments: z
       .object({ stripe: stripePayments.optional() })
@@ -227,6 +241,9 @@ export const configSchema = z
     if (stripe && stripe.top_up.min > stripe.top_up.max) {
       ctx.addIssue({ code: 'custom', path: ['payments', 'stripe', 'top_up', 'min'], message: 'is above top_up.max' });
     }
+    if (config.smtp?.user && !config.smtp.password_env) {
+      ctx.addIssue({ code: 'custom', path: ['smtp', 'password_env'], message: 'names the variable holding the password of smtp.user' });
+    }
     if (!(config.default_tier in config.tiers)) {
       ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });
     }
@@ -235,6 +252,7 @@ export const configSchema = z
 export type Config = z.output<typeof configSchema>;
 export type TierConfig = z.output<typeof tier>;
 export type StripeConfig = z.output<typeof stripePayments>;
+export type SmtpConfig = z.output<typeof smtp>;
 export type DemoModelConfig = z.output<typeof demoModel>;
 export type UpstreamModelConfig = z.output<typeof upstreamModel>;
 export type ModelConfig = DemoModelConfig | UpstreamModelConfig;

@@ -87,6 +87,7 @@ export const API_ERRORS: ErrorTable = {
   sign_up_closed: () => row(403, 'Sign-up is closed.'),
   wrong_credentials: () => row(401, 'Invalid email or password.'),
   wrong_current_password: () => row(403, 'Current password is incorrect.'),
+  reset_link_invalid: () => row(410, 'This link is not valid any more: it was used, it expired, or it was never issued. Ask for a new one.'),
   email_taken: () => row(409, 'An account with this email already exists.'),
   balance_would_go_negative: () => row(409, 'The balance cannot go below zero.'),
   not_found_in_store: () => row(404, 'Not found.'),

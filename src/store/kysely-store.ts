@@ -4,6 +4,7 @@
 // a transaction of their own, or in the caller's (`transaction(fn)`).
 import { Migrator } from 'kysely';
 import * as accounts from './accounts.js';
+import * as accountTokens from './account-tokens.js';
 import * as changes from './changes.js';
 import * as codes from './codes.js';
 import type { Dialect } from './dialect.js';
@@ -23,6 +24,7 @@ import type {
   ApiKeyRecord,
   ChangeEvent,
   LedgerEntry,
+  NewAccountToken,
   NewApiKey,
   NewLedgerEntry,
   NewPayment,
@@ -149,6 +151,14 @@ export class KyselyStore implements Store {
 
   deleteExpiredSessions(nowIso: string): Promise<void> {
     return sessions.deleteExpiredSessions(this.db, nowIso);
+  }
+
+  createAccountToken(token: NewAccountToken): Promise<void> {
+    return accountTokens.createAccountToken(this.db, token);
+  }
+
+  resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined> {
+    return this.write((trx) => accountTokens.resetPassword(trx, tokenHash, passwordHash, nowIso));
   }
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {

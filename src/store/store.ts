@@ -113,6 +113,17 @@ export interface Session {
   lastSeenAt: string;
 }
 
+export type AccountTokenPurpose = 'password_reset';
+
+/** A one-time link's token, as stored: its hash, never the token. */
+export interface NewAccountToken {
+  tokenHash: string;
+  accountId: string;
+  purpose: AccountTokenPurpose;
+  createdAt: string;
+  expiresAt: string;
+}
+
 /** A code the operator issued; whoever redeems it first gets its credits. */
 export interface RedemptionCode {
   id: string;
@@ -270,6 +281,13 @@ export interface Store {
   /** Signs the account out everywhere but the session kept. */
   deleteOtherSessions(accountId: string, keepTokenHash: string): Promise<void>;
   deleteExpiredSessions(nowIso: string): Promise<void>;
+
+  createAccountToken(token: NewAccountToken): Promise<void>;
+  /**
+   * Uses a password-reset token once: sets the password and ends every session of the
+   * account, all or nothing. Undefined (nothing changed) when the token is unknown, used or expired.
+   */
+  resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined>;
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;

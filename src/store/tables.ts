@@ -85,6 +85,16 @@ export interface SessionsTable {
   last_seen_at: string;
 }
 
+/** One-time links for an account's owner (a password reset); only the token's SHA-256 is kept. */
+export interface AccountTokensTable {
+  token_hash: string; // hex SHA-256 of the token in the link
+  account_id: string;
+  purpose: string; // AccountTokenPurpose
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface RedemptionCodesTable {
   id: string;
   code_hash: string; // hex SHA-256 of the canonical code
@@ -147,6 +157,7 @@ export interface PaymentsTable {
 export interface Database {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
+  account_tokens: AccountTokensTable;
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
   ledger_entries: LedgerEntriesTable;
@@ -167,6 +178,7 @@ export interface Database {
 const TABLES_IN_COPY_ORDER = {
   accounts: true,
   account_passwords: true,
+  account_tokens: true,
   api_keys: true,
   sessions: true,
   redemption_codes: true,

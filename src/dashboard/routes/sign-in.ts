@@ -5,7 +5,7 @@ import { creditsToMicros } from '../../billing/money.js';
 import { EmailTakenError, Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { Account } from '../../store/store.js';
-import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
@@ -17,7 +17,7 @@ const Email = Type.String({
   pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
   [MESSAGES]: { pattern: 'Enter a valid email address.' },
 });
-const NewPassword = Type.String({ minLength: 10, maxLength: 200 });
+const NewPassword = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH });
 
 const SignUpBody = Type.Object({
   email: Email,
@@ -26,7 +26,7 @@ const SignUpBody = Type.Object({
 });
 const SignInBody = Type.Object({ email: Type.String({ [TRIM]: true, maxLength: 320 }), password: Type.String({ maxLength: 200 }) });
 const PasswordBody = Type.Object({ currentPassword: Type.String({ maxLength: 200 }), newPassword: NewPassword });
-const DashboardConfig = Type.Object({ signupOpen: Type.Boolean(), baseUrls: Type.Array(Type.String()) });
+const DashboardConfig = Type.Object({ signupOpen: Type.Boolean(), passwordResetByMail: Type.Boolean(), baseUrls: Type.Array(Type.String()) });
 
 export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, store, sessions, commands } = services;
@@ -34,6 +34,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
 
   dashboard.get('/config', { config: { public: true }, schema: { response: { 200: DashboardConfig } } }, async (request) => ({
     signupOpen: config.signup.open,
+    passwordResetByMail: services.mailer !== undefined,
     baseUrls: baseUrls(request, config),
   }));
 

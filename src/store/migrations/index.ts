@@ -6,6 +6,7 @@ import * as m0003 from './0003_dashboard.js';
 import * as m0004 from './0004_balance_version.js';
 import * as m0005 from './0005_payments.js';
 import * as m0006 from './0006_code_hint.js';
+import * as m0007 from './0007_account_tokens.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_balance_version': m0004,
   '0005_payments': m0005,
   '0006_code_hint': m0006,
+  '0007_account_tokens': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {
