@@ -286,7 +286,7 @@ describe('the lmgate CLI on SQLite', () => {
   });
 
   it('migrates once and then reports nothing to do', async () => {
-    expect(await runJson('migrate')).toEqual({ applied: ['0001_initial', '0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint'] });
+    expect(await runJson('migrate')).toEqual({ applied: ['0001_initial', '0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint', '0007_account_tokens'] });
     expect(await runJson('migrate')).toEqual({ applied: [] });
     expect((await run('migrate')).stdout).toBe('up to date');
   });

@@ -49,7 +49,7 @@ describe.each(backends)('the store on $name', (backend) => {
     // beforeEach ran the first migration; a fresh database shows what it applied.
     const fresh = await backend.open();
     try {
-      expect(await fresh.store.migrate()).toEqual(['0001_initial', '0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint']);
+      expect(await fresh.store.migrate()).toEqual(['0001_initial', '0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint', '0007_account_tokens']);
       expect(await fresh.store.migrate()).toEqual([]);
       const other = fresh.openAnother();
       try {

@@ -86,7 +86,7 @@ describe.each(backends)('credits in the store on $name', (backend) => {
       await new Migrator({ db, provider: migrationProvider }).migrateTo('0001_initial');
       await sql`insert into accounts (id, email, name, status, tier, subscription_status, created_at, updated_at)
                 values ('acct_before0002xxxxxxxxx', 'old@example.com', null, 'active', 'free', 'inactive', 'x', 'x')`.execute(db);
-      expect(await fresh.store.migrate()).toEqual(['0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint']);
+      expect(await fresh.store.migrate()).toEqual(['0002_ledger_and_usage', '0003_dashboard', '0004_balance_version', '0005_payments', '0006_code_hint', '0007_account_tokens']);
       expect(await fresh.store.balanceOf('acct_before0002xxxxxxxxx')).toBe(0);
       expect(await fresh.store.sumLedger('acct_before0002xxxxxxxxx')).toBe(0);
       const { balanceMicros } = await fresh.store.appendLedgerEntry({ accountId: 'acct_before0002xxxxxxxxx', kind: 'grant', amountMicros: 7 });
