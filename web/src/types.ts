@@ -18,6 +18,8 @@ export interface SessionInfo {
 
 export interface DashboardConfig {
   signupOpen: boolean;
+  /** "Forgot password" mails a reset link (smtp is configured). */
+  passwordResetByMail: boolean;
   baseUrls: string[];
 }
 

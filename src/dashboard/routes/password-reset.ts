@@ -36,7 +36,7 @@ export function passwordResetRoutes(dashboard: TypeBoxFastify, services: Dashboa
   // Host header, which whoever asks for the mail chooses.
   const origin = configuredOrigin(config);
 
-  // Always 202, whether or not the email has an account, and the mail goes out after the
+  // Always 204, whether or not the email has an account, and the mail goes out after the
   // answer, so neither the answer nor its timing tells.
   dashboard.post('/forgot-password', { config: { public: true }, schema: { body: ForgotBody } }, async (request, reply) => {
     const email = request.body.email.toLowerCase();
@@ -44,7 +44,7 @@ export function passwordResetRoutes(dashboard: TypeBoxFastify, services: Dashboa
     await resetMailPerAccount.assertAllowed(email);
     await Promise.all([resetMailPerAddress.recordFailure(request.ip), resetMailPerAccount.recordFailure(email)]);
     void mailResetLink(mailer, email).catch((err: unknown) => request.log.error({ err }, 'password reset mail failed'));
-    return reply.code(202).send();
+    return reply.code(204).send();
   });
 
   async function mailResetLink(to: Mailer, email: string): Promise<void> {
