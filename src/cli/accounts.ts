@@ -1,7 +1,7 @@
 // lmgate accounts create | list | show | suspend | reactivate | set-tier | set-password | reset-link
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
-import { configuredOrigin, resetLink } from '../dashboard/password-reset.js';
+import { configuredOrigin, linkTo, RESET_PAGE_PATH } from '../dashboard/account-links.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../dashboard/passwords.js';
 import { EmailTakenError } from '../errors.js';
 import type { Account } from '../store/store.js';
@@ -66,7 +66,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
       case 'reset-link': {
         const account = await requireAccount(store, ref);
         const { token, expiresAt } = await new Commands(store).issuePasswordReset(account.id);
-        printRecord(io, args.json, { email: account.email, link: resetLink(configuredOrigin(config), token), expires_at: expiresAt });
+        printRecord(io, args.json, { email: account.email, link: linkTo(configuredOrigin(config), RESET_PAGE_PATH, token), expires_at: expiresAt });
         return 0;
       }
       default:

@@ -108,7 +108,7 @@ const stripePayments = z
   })
   .strict();
 
-// Outgoing mail (password-reset links), through an SMTP server.
+// Outgoing mail (password-reset and sign-up confirmation links), through an SMTP server.
 const smtp = z
   .object({
     host: z.string().min(1),
@@ -181,6 +181,9 @@ export const configSchema = z
         // hundred calls to the demo models, so a new account works before any top-up.
         credits: z.number().nonnegative().default(1),
         per_address_per_hour: z.number().int().positive().default(10), // sign-ups from one client address
+        // The account is created once its owner opens a link mailed to the address (needs
+        // smtp): an address nobody confirmed takes no email and gets no credits.
+        verify_email: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
@@ -243,6 +246,9 @@ export const configSchema = z
     }
     if (config.smtp?.user && !config.smtp.password_env) {
       ctx.addIssue({ code: 'custom', path: ['smtp', 'password_env'], message: 'names the variable holding the password of smtp.user' });
+    }
+    if (config.signup.verify_email && !config.smtp) {
+      ctx.addIssue({ code: 'custom', path: ['signup', 'verify_email'], message: 'needs smtp: the confirmation link goes out by mail' });
     }
     if (!(config.default_tier in config.tiers)) {
       ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });

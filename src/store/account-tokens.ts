@@ -1,7 +1,7 @@
-// One-time links for an account's owner. A token is consumed by a conditional update, so of
+// One-time links for an account's owner (password resets, sign-up confirmations). A token is consumed by a conditional update, so of
 // two uses racing (two tabs, two instances) exactly one finds it unused.
 import type { Db } from './sql.js';
-import type { NewAccountToken } from './store.js';
+import type { NewAccountToken, PendingSignUp } from './store.js';
 import { deleteOtherSessions } from './sessions.js';
 import { setPasswordHash } from './accounts.js';
 
@@ -40,4 +40,35 @@ export async function resetPassword(trx: Db, tokenHash: string, passwordHash: st
   // A reset is what someone who lost control of the account does: no session survives it.
   await deleteOtherSessions(trx, used.account_id, '');
   return used.account_id;
+}
+
+export async function createPendingSignUp(db: Db, pending: PendingSignUp): Promise<void> {
+  await db
+    .insertInto('pending_sign_ups')
+    .values({
+      token_hash: pending.tokenHash,
+      email: pending.email,
+      name: pending.name,
+      password_hash: pending.passwordHash,
+      created_at: pending.createdAt,
+      expires_at: pending.expiresAt,
+      used_at: null,
+    })
+    .execute();
+}
+
+export async function takePendingSignUp(
+  db: Db,
+  tokenHash: string,
+  nowIso: string,
+): Promise<{ email: string; name: string | null; passwordHash: string } | undefined> {
+  const row = await db
+    .updateTable('pending_sign_ups')
+    .set({ used_at: nowIso })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', nowIso)
+    .returning(['email', 'name', 'password_hash'])
+    .executeTakeFirst();
+  return row && { email: row.email, name: row.name, passwordHash: row.password_hash };
 }

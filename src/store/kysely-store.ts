@@ -25,6 +25,7 @@ import type {
   ChangeEvent,
   LedgerEntry,
   NewAccountToken,
+  PendingSignUp,
   NewApiKey,
   NewLedgerEntry,
   NewPayment,
@@ -159,6 +160,14 @@ export class KyselyStore implements Store {
 
   resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined> {
     return this.write((trx) => accountTokens.resetPassword(trx, tokenHash, passwordHash, nowIso));
+  }
+
+  createPendingSignUp(pending: PendingSignUp): Promise<void> {
+    return accountTokens.createPendingSignUp(this.db, pending);
+  }
+
+  takePendingSignUp(tokenHash: string, nowIso: string): Promise<{ email: string; name: string | null; passwordHash: string } | undefined> {
+    return accountTokens.takePendingSignUp(this.db, tokenHash, nowIso);
   }
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {

@@ -113,16 +113,17 @@ export interface Session {
   lastSeenAt: string;
 }
 
-export type AccountTokenPurpose = 'password_reset';
-
 /** A one-time link's token, as stored: its hash, never the token. */
 export interface NewAccountToken {
   tokenHash: string;
   accountId: string;
-  purpose: AccountTokenPurpose;
+  purpose: 'password_reset';
   createdAt: string;
   expiresAt: string;
 }
+
+/** A sign-up waiting for the link mailed to its address (the token's hash, never the token). */
+export interface PendingSignUp extends Omit<NewAccountToken, 'accountId' | 'purpose'>, Pick<NewSignUp, 'email' | 'name' | 'passwordHash'> {}
 
 /** A code the operator issued; whoever redeems it first gets its credits. */
 export interface RedemptionCode {
@@ -288,6 +289,9 @@ export interface Store {
    * account, all or nothing. Undefined (nothing changed) when the token is unknown, used or expired.
    */
   resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined>;
+  createPendingSignUp(pending: PendingSignUp): Promise<void>;
+  /** Uses a sign-up's confirmation token once; undefined when unknown, used or expired. */
+  takePendingSignUp(tokenHash: string, nowIso: string): Promise<Omit<PendingSignUp, 'tokenHash' | 'createdAt' | 'expiresAt'> | undefined>;
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;

@@ -89,7 +89,18 @@ export interface SessionsTable {
 export interface AccountTokensTable {
   token_hash: string; // hex SHA-256 of the token in the link
   account_id: string;
-  purpose: string; // AccountTokenPurpose
+  purpose: string; // NewAccountToken['purpose']
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A sign-up waiting for its owner to open the link mailed to the address. */
+export interface PendingSignUpsTable {
+  token_hash: string; // hex SHA-256 of the token in the link
+  email: string;
+  name: string | null;
+  password_hash: string;
   created_at: string;
   expires_at: string;
   used_at: string | null;
@@ -158,6 +169,7 @@ export interface Database {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
   account_tokens: AccountTokensTable;
+  pending_sign_ups: PendingSignUpsTable;
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
   ledger_entries: LedgerEntriesTable;
@@ -179,6 +191,7 @@ const TABLES_IN_COPY_ORDER = {
   accounts: true,
   account_passwords: true,
   account_tokens: true,
+  pending_sign_ups: true,
   api_keys: true,
   sessions: true,
   redemption_codes: true,

@@ -20,6 +20,8 @@ export interface DashboardConfig {
   signupOpen: boolean;
   /** "Forgot password" mails a reset link (smtp is configured). */
   passwordResetByMail: boolean;
+  /** A sign-up is confirmed by a link mailed to the address before the account exists. */
+  verifyEmail: boolean;
   baseUrls: string[];
 }
 

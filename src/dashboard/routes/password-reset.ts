@@ -6,7 +6,7 @@ import type { TypeBoxFastify } from '../../http/typebox.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
-import { configuredOrigin, RESET_LINK_TTL_MS, resetLink } from '../password-reset.js';
+import { configuredOrigin, linkTo, RESET_LINK_TTL_MS, RESET_PAGE_PATH } from '../account-links.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords.js';
 
 const ResetBody = Type.Object({
@@ -57,7 +57,7 @@ export function passwordResetRoutes(dashboard: TypeBoxFastify, services: Dashboa
       text:
         `Someone asked to reset the password of your account at ${origin}.\n\n` +
         `To choose a new password, open this link within ${RESET_LINK_TTL_MS / 60_000} minutes:\n\n` +
-        `${resetLink(origin, token)}\n\n` +
+        `${linkTo(origin, RESET_PAGE_PATH, token)}\n\n` +
         'If it was not you, ignore this mail: your password stays as it is.\n',
     });
   }

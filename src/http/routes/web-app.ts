@@ -13,7 +13,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { missError } from '../error-handler.js';
 
 /** The app's client-side routes (web/src/App.tsx). */
-export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/forgot-password', '/reset-password', '/keys', '/usage', '/models', '/billing/plans', '/settings'] as const;
+export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/forgot-password', '/reset-password', '/confirm-email', '/keys', '/usage', '/models', '/billing/plans', '/settings'] as const;
 
 // src/http/routes and dist/http/routes are both three levels below the project root.
 const BUILT_APP_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

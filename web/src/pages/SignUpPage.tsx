@@ -19,6 +19,7 @@ export function SignUpPage() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const [emailToConfirm, setEmailToConfirm] = useState<string | null>(null);
 
   if (account !== null && !busy) return <Navigate to="/" replace />;
 
@@ -33,14 +34,32 @@ export function SignUpPage() {
     );
   }
 
+  if (emailToConfirm !== null) {
+    return (
+      <AuthLayout title="Check your mail">
+        <Notice tone="success">
+          We sent a link to {emailToConfirm}. Open it within 24 hours to confirm the address: your account is created then.
+        </Notice>
+        <p className="auth-switch">
+          <Link to="/signin">Back to sign in</Link>
+        </p>
+      </AuthLayout>
+    );
+  }
+
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
       const body = name.trim() === '' ? { email, password } : { email, password, name: name.trim() };
-      const session = await api<SessionInfo>('/signup', { method: 'POST', body, expectUnauthenticated: true });
-      signedIn(session);
+      const answer = await api<SessionInfo | { emailToConfirm: string }>('/signup', { method: 'POST', body, expectUnauthenticated: true });
+      if ('emailToConfirm' in answer) {
+        setEmailToConfirm(answer.emailToConfirm);
+        setBusy(false);
+        return;
+      }
+      signedIn(answer);
       navigate('/', { replace: true });
     } catch (err) {
       setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
