@@ -112,3 +112,33 @@ describe('trial credits', () => {
     assertClean();
   });
 });
+
+describe('sign-up with email confirmation', () => {
+  let confirming: TestApp;
+  beforeAll(async () => {
+    confirming = await startApp({
+      overrides: {
+        signup: { per_address_per_hour: 10_000, verify_email: true },
+        smtp: { host: '127.0.0.1', port: inbox.port, from: 'lmgate <no-reply@example.test>' },
+      },
+    });
+  });
+  afterAll(() => confirming.close());
+
+  it('create account → mail → the link signs the new account in', async () => {
+    const email = uniqueEmail('confirming');
+    const { page, assertClean, screenshot } = await openPage(browser, confirming.origin);
+    await page.goto('/signup');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Check your mail' }).waitFor();
+    await screenshot('signup-check-mail');
+
+    const link = new URL(/https?:\/\/\S+#token=\S+/.exec((await inbox.next(email)).text)![0]);
+    await page.goto(`${link.pathname}${link.hash}`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await bodyText(page)).toContain(`Signed in as ${email}`);
+    assertClean();
+  });
+});
