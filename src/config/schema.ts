@@ -202,6 +202,9 @@ export const configSchema = z
       .object({ stripe: stripePayments.optional() })
       .strict()
       .prefault({}),
+    // How customers reach the operator (an email address or a URL), shown wherever the
+    // dashboard tells them to: paid plans without payments, closed sign-up, no mail.
+    contact: z.string().min(1).max(500).optional(),
     default_tier: z.string().min(1).default('free'),
     tiers: z.record(z.string().min(1), tier).default({
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },

@@ -22,6 +22,8 @@ export interface DashboardConfig {
   passwordResetByMail: boolean;
   /** A sign-up is confirmed by a link mailed to the address before the account exists. */
   verifyEmail: boolean;
+  /** How to reach the operator (an email address or a URL), when configured. */
+  contact: string | null;
   baseUrls: string[];
 }
 
@@ -29,10 +31,13 @@ export interface Plan {
   name: string;
   subscription: boolean;
   priceMonth: number | null;
+  /** The currency of priceMonth (ISO 4217, lower case). */
+  currency: string;
   creditsMonthMicros: number | null;
   rpm: number;
   tpm: number;
   concurrency: number;
+  /** The models the plan includes, by id. */
   models: string[];
   selfService: boolean;
   current: boolean;

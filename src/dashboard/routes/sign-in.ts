@@ -34,6 +34,7 @@ const DashboardConfig = Type.Object({
   signupOpen: Type.Boolean(),
   passwordResetByMail: Type.Boolean(),
   verifyEmail: Type.Boolean(),
+  contact: Nullable(Type.String()),
   baseUrls: Type.Array(Type.String()),
 });
 
@@ -45,6 +46,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     signupOpen: config.signup.open,
     passwordResetByMail: services.mailer !== undefined,
     verifyEmail: config.signup.verify_email,
+    contact: config.contact ?? null,
     baseUrls: baseUrls(request, config),
   }));
 

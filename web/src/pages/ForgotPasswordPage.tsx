@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError } from '../api';
 import { AuthLayout } from '../components/AuthLayout';
+import { ContactOperator } from '../components/ContactOperator';
 import { Notice } from '../components/Notice';
 import { TextField } from '../components/TextField';
 import { formatWait } from '../format';
@@ -19,7 +20,9 @@ export function ForgotPasswordPage() {
   if (!config.passwordResetByMail) {
     return (
       <AuthLayout title="Forgot password">
-        <p>This lmgate sends no mail. Please ask its operator for a link to choose a new password.</p>
+        <p>
+          This lmgate sends no mail. For a link to choose a new password, <ContactOperator />.
+        </p>
         <p className="auth-switch">
           <Link to="/signin">Back to sign in</Link>
         </p>

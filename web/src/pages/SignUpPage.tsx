@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
 import { api, ApiError } from '../api';
 import { AuthLayout } from '../components/AuthLayout';
+import { ContactOperator } from '../components/ContactOperator';
 import { Notice } from '../components/Notice';
 import { TextField } from '../components/TextField';
 import { usePageTitle } from '../page-title';
@@ -26,7 +27,9 @@ export function SignUpPage() {
   if (!config.signupOpen) {
     return (
       <AuthLayout title="Sign-up is closed">
-        <p>New accounts on this lmgate are created by its operator. If you need one, please ask them.</p>
+        <p>
+          New accounts on this lmgate are created by its operator. If you need one, <ContactOperator>please ask them</ContactOperator>.
+        </p>
         <p className="auth-switch">
           Already have an account? <Link to="/signin">Sign in</Link>
         </p>
