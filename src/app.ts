@@ -35,6 +35,7 @@ import { metricsRoute } from './http/routes/metrics.js';
 import { leakReportRoute } from './http/routes/leak-report.js';
 import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
 import { openPayments, type Payments } from './payments/payments.js';
+import { openMailer } from './mail/mailer.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Store } from './store/store.js';
@@ -141,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
     payments,
+    mailer: openMailer(config.smtp),
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -225,6 +227,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await changeFeed.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), refusals.flush(), admission.close(), services.catalog.close()]);
+    services.mailer?.close();
   });
   return app;
 }

@@ -50,15 +50,16 @@ export class ForbiddenError extends LmgateError {
   }
 }
 
-/** Available balance (balance − open reservations) cannot cover the worst case. */
+/**
+ * Available balance (balance − open reservations) cannot cover the worst case: `neededMicros`
+ * (undefined when refused before counting, nothing being available). `maxTokensThatFit`:
+ * when only the output ceiling was too large, the most output tokens that would fit.
+ */
 export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
 
-  constructor(
-    readonly neededMicros: number,
-    readonly availableMicros: number,
-  ) {
-    super(`needs ${neededMicros} micro-credits, ${availableMicros} available`);
+  constructor(readonly neededMicros: number | undefined, readonly availableMicros: number, readonly maxTokensThatFit?: number) {
+    super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available`);
   }
 }
 
@@ -318,7 +319,8 @@ export type RefusalCode =
   | 'receipt_not_found'
   | 'sign_up_closed'
   | 'wrong_credentials'
-  | 'wrong_current_password';
+  | 'wrong_current_password'
+  | 'reset_link_invalid';
 
 export class Refusal extends LmgateError {
   constructor(readonly code: RefusalCode) {

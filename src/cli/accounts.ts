@@ -1,6 +1,8 @@
-// lmgate accounts create | list | show | suspend | reactivate | set-tier | set-role
+// lmgate accounts create | list | show | suspend | reactivate | set-tier | set-role | set-password | reset-link
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
+import { configuredOrigin, linkTo, RESET_PAGE_PATH } from '../dashboard/account-links.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../dashboard/passwords.js';
 import { EmailTakenError } from '../errors.js';
 import type { Account } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
@@ -56,8 +58,25 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         printRecord(io, args.json, accountView(await new Commands(store).setRole(account.id, value, cliActor())));
         return 0;
       }
+      case 'set-password': {
+        const account = await requireAccount(store, ref);
+        const { readSecret } = await import('./secret-input.js');
+        const password = await readSecret(io.secretInput ?? process.stdin, process.stderr, `New password for ${account.email}`);
+        if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+          throw new CliError(`a password needs ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+        }
+        await new Commands(store).setPassword(account.id, await hashPassword(password), cliActor());
+        printRecord(io, args.json, { id: account.id, email: account.email, password: 'set' });
+        return 0;
+      }
+      case 'reset-link': {
+        const account = await requireAccount(store, ref);
+        const { token, expiresAt } = await new Commands(store).issuePasswordReset(account.id);
+        printRecord(io, args.json, { email: account.email, link: linkTo(configuredOrigin(config), RESET_PAGE_PATH, token), expires_at: expiresAt });
+        return 0;
+      }
       default:
-        throw new CliError('accounts: expected create, list, show, suspend, reactivate, set-tier or set-role');
+        throw new CliError('accounts: expected create, list, show, suspend, reactivate, set-tier, set-role, set-password or reset-link');
     }
   });
 }

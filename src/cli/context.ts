@@ -9,6 +9,8 @@ import type { Actor, Store } from '../store/store.js';
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Where a secret is read from (cli/secret-input.ts); the process's stdin when unset. */
+  secretInput?: NodeJS.ReadableStream;
 }
 
 export const processIo: CliIo = {

@@ -26,6 +26,8 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   accounts list | show A | suspend A | reactivate A | set-tier A T
   accounts set-role A operator|customer        operators use the admin API and console
                                                with their dashboard session
+  accounts set-password A                      the password from stdin, or asked for twice
+  accounts reset-link A                        a one-time link (an hour) to set a new password
   keys create A [--name N]                     prints the secret once
   keys list A | revoke KEY_ID
   credits grant A N --reason R                 add N credits

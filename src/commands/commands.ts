@@ -7,6 +7,7 @@ import { generateAdminKey } from '../admin/admin-key.js';
 import { generateApiKey } from '../auth/api-key.js';
 import { canonicalRedemptionCode, generateRedemptionCode, hashRedemptionCode, redemptionCodeHint } from '../billing/redemption-code.js';
 import { NO_LOCAL_CACHES, type Change, type LocalCaches } from '../cluster/local-caches.js';
+import { CONFIRM_LINK_TTL_MS, hashAccountToken, newLinkToken, newResetToken } from '../dashboard/account-links.js';
 import { Refusal } from '../errors.js';
 import type {
   Account,
@@ -92,6 +93,41 @@ export class Commands {
       await tx.setPasswordHash(accountId, passwordHash);
       await audit(tx, actor, { action: 'account.set_password', target: { kind: 'account', id: accountId }, before: null, after: null });
     });
+  }
+
+  /** A one-time password-reset token for the account (the link's secret; the store keeps its hash). */
+  async issuePasswordReset(accountId: string): Promise<{ token: string; expiresAt: string }> {
+    const { token, stored } = newResetToken(accountId);
+    await this.store.createAccountToken(stored);
+    return { token, expiresAt: stored.expiresAt };
+  }
+
+  /** A sign-up kept until its owner opens the link mailed to the address; returns the link's token. */
+  async requestSignUp(input: { email: string; name: string | null; passwordHash: string }): Promise<string> {
+    const { token, tokenHash } = newLinkToken();
+    const nowMs = Date.now();
+    const createdAt = new Date(nowMs).toISOString();
+    await this.store.createPendingSignUp({ tokenHash, ...input, createdAt, expiresAt: new Date(nowMs + CONFIRM_LINK_TTL_MS).toISOString() });
+    return token;
+  }
+
+  /**
+   * The owner opened the confirmation link: the account is created now, with its sign-up
+   * credits. Undefined when the token is unknown, used or expired; throws EmailTakenError
+   * when the address got an account meanwhile.
+   */
+  async confirmSignUp(token: string, account: { tier: string; creditsMicros: number }): Promise<Account | undefined> {
+    const pending = await this.store.takePendingSignUp(hashAccountToken(token), new Date().toISOString());
+    if (pending === undefined) return undefined;
+    return this.signUp({ ...pending, ...account });
+  }
+
+  /**
+   * Sets the password the reset link's holder chose and signs the account out everywhere.
+   * Undefined when the token is unknown, used or expired.
+   */
+  resetPassword(token: string, passwordHash: string): Promise<string | undefined> {
+    return this.store.resetPassword(hashAccountToken(token), passwordHash, new Date().toISOString());
   }
 
   async setStatus(accountId: string, status: AccountStatus, actor?: Actor): Promise<Account> {

@@ -14,6 +14,7 @@ import { hasOperatorSessionLapsed } from './operator-session.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
 import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { requestLogRoutes } from './routes/requests.js';
@@ -73,6 +74,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
 
     const routes = dashboard.withTypeProvider<TypeBoxTypeProvider>();
     signInRoutes(routes, context);
+    passwordResetRoutes(routes, context);
     overviewRoutes(routes, context);
     keyRoutes(routes, context);
     usageRoutes(routes, context);

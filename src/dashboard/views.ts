@@ -40,6 +40,8 @@ export const PlanView = Type.Object({
   name: Type.String(),
   subscription: Type.Boolean(),
   priceMonth: Nullable(Type.Number()),
+  /** What priceMonth is in (ISO 4217, lower case): payments.stripe.currency, else usd. */
+  currency: Type.String(),
   creditsMonthMicros: Nullable(Type.Integer()),
   rpm: Type.Integer(),
   tpm: Type.Integer(),
@@ -82,19 +84,21 @@ export function keyView(key: ApiKeyRecord): KeyView {
   };
 }
 
-export function planView(tier: Tier, currentTier: Tier): PlanView {
-  const { config } = tier;
+/** `modelIds`: the catalogue; a plan shows the models it allows by name, never its glob patterns. */
+export function planView(tier: Tier, currentTier: Tier, modelIds: readonly string[], config: Config): PlanView {
+  const tierConfig = tier.config;
   return {
     name: tier.name,
-    subscription: config.subscription,
-    priceMonth: config.subscription ? config.price_month : null,
-    creditsMonthMicros: config.credits_month > 0 ? creditsToMicros(config.credits_month) : null,
-    rpm: config.rpm,
-    tpm: config.tpm,
-    concurrency: config.concurrency,
-    models: config.models,
+    subscription: tierConfig.subscription,
+    priceMonth: tierConfig.subscription ? tierConfig.price_month : null,
+    currency: config.payments.stripe?.currency ?? 'usd',
+    creditsMonthMicros: tierConfig.credits_month > 0 ? creditsToMicros(tierConfig.credits_month) : null,
+    rpm: tierConfig.rpm,
+    tpm: tierConfig.tpm,
+    concurrency: tierConfig.concurrency,
+    models: modelIds.filter((id) => tier.allowsModel(id)),
     // A plan without a subscription costs nothing: customers may switch to it themselves.
-    selfService: !config.subscription,
+    selfService: !tierConfig.subscription,
     current: tier.name === currentTier.name,
   };
 }

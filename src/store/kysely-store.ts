@@ -5,6 +5,7 @@
 // (`transaction(fn)`).
 import { Migrator } from 'kysely';
 import * as accounts from './accounts.js';
+import * as accountTokens from './account-tokens.js';
 import * as adminKeys from './admin-keys.js';
 import * as audit from './audit.js';
 import * as changes from './changes.js';
@@ -37,6 +38,8 @@ import type {
   ApiKeyRecord,
   ChangeEvent,
   LedgerEntry,
+  NewAccountToken,
+  PendingSignUp,
   NewApiKey,
   NewLedgerEntry,
   NewPayment,
@@ -172,6 +175,22 @@ export class KyselyStore implements Store {
 
   deleteExpiredSessions(nowIso: string): Promise<void> {
     return sessions.deleteExpiredSessions(this.db, nowIso);
+  }
+
+  createAccountToken(token: NewAccountToken): Promise<void> {
+    return accountTokens.createAccountToken(this.db, token);
+  }
+
+  resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined> {
+    return this.write((trx) => accountTokens.resetPassword(trx, tokenHash, passwordHash, nowIso));
+  }
+
+  createPendingSignUp(pending: PendingSignUp): Promise<void> {
+    return accountTokens.createPendingSignUp(this.db, pending);
+  }
+
+  takePendingSignUp(tokenHash: string, nowIso: string): Promise<{ email: string; name: string | null; passwordHash: string } | undefined> {
+    return accountTokens.takePendingSignUp(this.db, tokenHash, nowIso);
   }
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {

@@ -121,6 +121,18 @@ export interface Session {
   lastSeenAt: string;
 }
 
+/** A one-time link's token, as stored: its hash, never the token. */
+export interface NewAccountToken {
+  tokenHash: string;
+  accountId: string;
+  purpose: 'password_reset';
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A sign-up waiting for the link mailed to its address (the token's hash, never the token). */
+export interface PendingSignUp extends Omit<NewAccountToken, 'accountId' | 'purpose'>, Pick<NewSignUp, 'email' | 'name' | 'passwordHash'> {}
+
 /** A code the operator issued; whoever redeems it first gets its credits. */
 export interface RedemptionCode {
   id: string;
@@ -234,6 +246,16 @@ export interface Store extends AdminStore, RequestLogStore {
   /** Signs the account out everywhere but the session kept. */
   deleteOtherSessions(accountId: string, keepTokenHash: string): Promise<void>;
   deleteExpiredSessions(nowIso: string): Promise<void>;
+
+  createAccountToken(token: NewAccountToken): Promise<void>;
+  /**
+   * Uses a password-reset token once: sets the password and ends every session of the
+   * account, all or nothing. Undefined (nothing changed) when the token is unknown, used or expired.
+   */
+  resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined>;
+  createPendingSignUp(pending: PendingSignUp): Promise<void>;
+  /** Uses a sign-up's confirmation token once; undefined when unknown, used or expired. */
+  takePendingSignUp(tokenHash: string, nowIso: string): Promise<Omit<PendingSignUp, 'tokenHash' | 'createdAt' | 'expiresAt'> | undefined>;
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;

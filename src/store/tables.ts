@@ -104,6 +104,27 @@ export interface SessionsTable {
   last_seen_at: string;
 }
 
+/** One-time links for an account's owner (a password reset); only the token's SHA-256 is kept. */
+export interface AccountTokensTable {
+  token_hash: string; // hex SHA-256 of the token in the link
+  account_id: string;
+  purpose: string; // NewAccountToken['purpose']
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A sign-up waiting for its owner to open the link mailed to the address. */
+export interface PendingSignUpsTable {
+  token_hash: string; // hex SHA-256 of the token in the link
+  email: string;
+  name: string | null;
+  password_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface RedemptionCodesTable {
   id: string;
   code_hash: string; // hex SHA-256 of the canonical code
@@ -193,6 +214,8 @@ export interface AdminKeysTable {
 export interface Database {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
+  account_tokens: AccountTokensTable;
+  pending_sign_ups: PendingSignUpsTable;
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
   ledger_entries: LedgerEntriesTable;
@@ -216,6 +239,8 @@ export interface Database {
 const TABLES_IN_COPY_ORDER = {
   accounts: true,
   account_passwords: true,
+  account_tokens: true,
+  pending_sign_ups: true,
   api_keys: true,
   sessions: true,
   redemption_codes: true,

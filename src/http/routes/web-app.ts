@@ -13,7 +13,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { missError } from '../error-handler.js';
 
 /** The app's client-side routes (web/src/App.tsx). */
-export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/keys', '/usage', '/requests', '/models', '/billing/plans', '/settings', '/admin', '/admin/accounts', '/admin/codes', '/admin/catalog', '/admin/audit'] as const;
+export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/forgot-password', '/reset-password', '/confirm-email', '/keys', '/usage', '/requests', '/models', '/billing/plans', '/settings', '/admin', '/admin/accounts', '/admin/codes', '/admin/catalog', '/admin/audit'] as const;
 /** Pages with a parameter (the console's account page). */
 const WEB_APP_PAGE_PATTERNS = ['/admin/accounts/:id'] as const;
 

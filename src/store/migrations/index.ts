@@ -9,6 +9,7 @@ import * as m0006 from './0006_code_hint.js';
 import * as m0007 from './0007_key_leaks.js';
 import * as m0008 from './0008_refused_requests.js';
 import * as m0009 from './0009_admin.js';
+import * as m0010 from './0010_account_tokens.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_key_leaks': m0007,
   '0008_refused_requests': m0008,
   '0009_admin': m0009,
+  '0010_account_tokens': m0010,
 };
 
 /** In the order they apply. */

@@ -1,6 +1,7 @@
 // The frame of every signed-in page: the top bar with the pages and sign-out, and the
-// page itself. After a navigation the new page starts at its top and the focus moves to
-// its heading, so screen readers announce it and Tab starts from the page.
+// page itself. On a phone the pages are behind a Menu button, which opens them as a list
+// and closes after a choice (or Escape). After a navigation the new page starts at its top
+// and the focus moves to its heading, so screen readers announce it and Tab starts from the page.
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
@@ -26,13 +27,13 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
   const { account, signOut } = useSession();
   const { pathname, hash } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
-  const navRef = useRef<HTMLElement>(null);
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
   const shownPath = useRef(pathname + hash);
   const [signingOut, setSigningOut] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
 
   useEffect(() => {
-    // On a phone the links scroll sideways: keep the current page's link in view.
-    navRef.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    setMenuOpen(false);
     if (shownPath.current === pathname + hash) return;
     shownPath.current = pathname + hash;
     // A link to a part of a page (/billing/plans#redeem) lands on that part's first field.
@@ -65,11 +66,32 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
             <Logo />
             <span>lmgate</span>
           </Link>
-          <nav aria-label="Main" className="nav" ref={navRef}>
+          <button
+            type="button"
+            ref={menuButtonRef}
+            className="button ghost small menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            <span className="menu-icon" aria-hidden="true" />
+            Menu
+          </button>
+          <nav
+            aria-label="Main"
+            id="main-nav"
+            className={menuOpen ? 'nav open' : 'nav'}
+            onKeyDown={(event) => {
+              if (event.key !== 'Escape' || !menuOpen) return;
+              setMenuOpen(false);
+              menuButtonRef.current?.focus();
+            }}
+          >
             <ul>
               {pages.map((page) => (
                 <li key={page.to}>
-                  <NavLink to={page.to} end={page.to === home}>
+                  {/* Choosing the page already shown closes the menu too. */}
+                  <NavLink to={page.to} end={page.to === home} onClick={() => setMenuOpen(false)}>
                     {page.label}
                   </NavLink>
                 </li>
