@@ -1,6 +1,7 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. It never listens itself, so
 // tests and main.ts decide where it runs.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { adminRoutes } from './admin/plugin.js';
 import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
@@ -34,6 +35,7 @@ import { metricsRoute } from './http/routes/metrics.js';
 import { leakReportRoute } from './http/routes/leak-report.js';
 import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
 import { openPayments, type Payments } from './payments/payments.js';
+import { openMailer } from './mail/mailer.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Store } from './store/store.js';
@@ -140,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
     payments,
+    mailer: openMailer(config.smtp),
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -163,6 +166,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   metricsRoute(app, config, metrics);
   healthRoutes(typed, services);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
+  await app.register(adminRoutes(services, metrics), { prefix: '/api/admin/v1' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });
@@ -223,6 +227,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await changeFeed.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), refusals.flush(), admission.close(), services.catalog.close()]);
+    services.mailer?.close();
   });
   return app;
 }

@@ -47,13 +47,16 @@ export class KeyExpiredError extends LmgateError {
   }
 }
 
+/** On the admin API: not_an_operator (a customer's key or session), scope_missing (an admin key without the route's scope). */
 export type ForbiddenReason =
   | 'account_suspended'
   | 'subscription_inactive'
   | 'model_not_in_tier'
   | 'metrics_not_allowed'
   | 'key_model_not_allowed'
-  | 'key_ip_not_allowed';
+  | 'key_ip_not_allowed'
+  | 'not_an_operator'
+  | 'scope_missing';
 
 /** Authenticated, but the account may not do this (spec 5.7). */
 export class ForbiddenError extends LmgateError {
@@ -64,15 +67,16 @@ export class ForbiddenError extends LmgateError {
   }
 }
 
-/** Available balance (balance − open reservations) cannot cover the worst case. */
+/**
+ * Available balance (balance − open reservations) cannot cover the worst case: `neededMicros`
+ * (undefined when refused before counting, nothing being available). `maxTokensThatFit`:
+ * when only the output ceiling was too large, the most output tokens that would fit.
+ */
 export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
 
-  constructor(
-    readonly neededMicros: number,
-    readonly availableMicros: number,
-  ) {
-    super(`needs ${neededMicros} micro-credits, ${availableMicros} available`);
+  constructor(readonly neededMicros: number | undefined, readonly availableMicros: number, readonly maxTokensThatFit?: number) {
+    super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available`);
   }
 }
 
@@ -334,7 +338,8 @@ export type RefusalCode =
   | 'receipt_not_found'
   | 'sign_up_closed'
   | 'wrong_credentials'
-  | 'wrong_current_password';
+  | 'wrong_current_password'
+  | 'reset_link_invalid';
 
 export class Refusal extends LmgateError {
   constructor(readonly code: RefusalCode) {

@@ -10,6 +10,7 @@ import type { Config } from './config/schema.js';
 import type { FailureThrottleFactory } from './dashboard/sign-in-throttle.js';
 import type { InFlight } from './http/in-flight.js';
 import type { RefusalLog } from './http/refusal-log.js';
+import type { Mailer } from './mail/mailer.js';
 import type { ModelCatalog } from './models/catalog.js';
 import type { Payments } from './payments/payments.js';
 import type { Store } from './store/store.js';
@@ -35,4 +36,6 @@ export interface AppServices {
   inFlight: InFlight;
   /** Stripe, when `payments.stripe` is configured. */
   payments?: Payments;
+  /** Mail to account owners, when `smtp` is configured. */
+  mailer?: Mailer;
 }

@@ -1,7 +1,8 @@
 // API key format: `sk-lmg-` + 43 base62 characters (256 random bits) + a 6-character base62
 // CRC32 of everything before it. The checksum lets secret scanners recognise a leaked key
 // offline, and lets lmgate reject mistyped or forged keys before any lookup. Only the
-// SHA-256 of the whole key is stored.
+// SHA-256 of the whole key is stored. Admin keys (admin/admin-key.ts) have the same form
+// behind a prefix of their own.
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { randomBase62 } from '../ids.js';
@@ -9,7 +10,6 @@ import { randomBase62 } from '../ids.js';
 export const KEY_PREFIX = 'sk-lmg-';
 const BODY_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = /^sk-lmg-[0-9A-Za-z]{49}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export interface GeneratedKey {
@@ -21,16 +21,25 @@ export interface GeneratedKey {
 }
 
 export function generateApiKey(): GeneratedKey {
-  const unchecked = KEY_PREFIX + randomBase62(BODY_LENGTH);
-  const secret = unchecked + checksumOf(unchecked);
-  return { secret, hash: hashApiKey(secret), prefix: secret.slice(0, KEY_PREFIX.length + 4), lastFour: secret.slice(-4) };
+  return generateKeyWithPrefix(KEY_PREFIX);
 }
 
 /** Format and checksum both hold: worth a lookup. */
 export function isWellFormedApiKey(candidate: string): boolean {
-  if (!KEY_PATTERN.test(candidate)) return false;
+  return isWellFormedKeyWithPrefix(candidate, KEY_PREFIX);
+}
+
+/** A key of this format behind another prefix (admin keys). */
+export function generateKeyWithPrefix(keyPrefix: string): GeneratedKey {
+  const unchecked = keyPrefix + randomBase62(BODY_LENGTH);
+  const secret = unchecked + checksumOf(unchecked);
+  return { secret, hash: hashApiKey(secret), prefix: secret.slice(0, keyPrefix.length + 4), lastFour: secret.slice(-4) };
+}
+
+export function isWellFormedKeyWithPrefix(candidate: string, keyPrefix: string): boolean {
+  if (candidate.length !== keyPrefix.length + BODY_LENGTH + CHECKSUM_LENGTH || !candidate.startsWith(keyPrefix)) return false;
   const split = candidate.length - CHECKSUM_LENGTH;
-  return checksumOf(candidate.slice(0, split)) === candidate.slice(split);
+  return /^[0-9A-Za-z]+$/.test(candidate.slice(keyPrefix.length)) && checksumOf(candidate.slice(0, split)) === candidate.slice(split);
 }
 
 export function hashApiKey(secret: string): string {

@@ -82,8 +82,12 @@ export interface Pass {
   readonly reservedMicros: number;
   /** Refused before the model: give back what was taken. Safe to call more than once. */
   refuse(): void;
-  /** The backend is done: charge, release the rest and the slot, queue the record. Once. */
-  release(usage: Settlement): void;
+  /**
+   * The backend is done: charge, release the rest and the slot, queue the record. Once.
+   * Returns the balance left after the charge where this process knows it without a round
+   * trip (see each implementation), for the answer's X-Lmgate-Balance.
+   */
+  release(usage: Settlement): number | undefined;
 }
 
 export class MemoryAdmission implements Admission {
@@ -180,10 +184,12 @@ class MemoryPass implements Pass {
     this.releaseSlot();
   }
 
-  release({ completionTokens, record }: Settlement): void {
-    if (this.reservation) this.credits.settle(this.reservation, record.costMicros);
+  /** The balance after the charge: exact, as this process holds every charge of the account. */
+  release({ completionTokens, record }: Settlement): number | undefined {
+    const balanceMicros = this.reservation ? this.credits.settle(this.reservation, record.costMicros) : undefined;
     this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
     this.releaseSlot();
     this.writer.enqueue(record);
+    return balanceMicros;
   }
 }

@@ -1,10 +1,13 @@
 // One chat request's bill, from reservation to settlement (request path steps 6 and 8).
 import type { Usage } from './usage.js';
+import type { TokenPlan } from '../chat/plan.js';
+import { InsufficientCreditsError } from '../errors.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { isoNow } from '../store/clock.js';
 import { newTimeOrderedId } from '../ids.js';
-import { costMicros } from './pricing.js';
-import type { Pass } from './admission.js';
+import { costMicros, type Prices } from './pricing.js';
+import type { Decision, Pass } from './admission.js';
 import type { Tier } from './tiers.js';
 
 export interface RequestIdentity {
@@ -21,6 +24,47 @@ export function worstCaseMicros(model: ModelEntry, promptTokens: number, maxOutp
   return costMicros(model, promptTokens, maxOutputTokens);
 }
 
+/** What a request that used `usage` is charged: its cost, never more than it reserved. */
+export function chargeMicros(prices: Prices, usage: Usage, reservedMicros: number): number {
+  return Math.min(costMicros(prices, usage.promptTokens, usage.completionTokens), reservedMicros);
+}
+
+/**
+ * Admits a request for its worst case. A 402 says, when the output ceiling is what does
+ * not fit (no max_tokens, or a large one), how many output tokens would: a request is
+ * refused for what it might write, not for what it will.
+ */
+export function admitRequest(pass: Pass, model: ModelEntry, plan: TokenPlan): MaybePromise<Decision> {
+  const refused = (err: unknown): never => {
+    throw err instanceof InsufficientCreditsError ? withFit(err, model, plan) : err;
+  };
+  try {
+    const decision = pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) });
+    return decision instanceof Promise ? decision.catch(refused) : decision;
+  } catch (err) {
+    return refused(err);
+  }
+}
+
+function withFit(err: InsufficientCreditsError, prices: Prices, plan: TokenPlan): InsufficientCreditsError {
+  if (err.neededMicros === undefined || err.availableMicros <= 0) return err;
+  const fit = outputTokensThatFit(prices, plan.promptTokens, err.availableMicros);
+  if (fit < 1 || fit >= plan.maxOutputTokens) return err;
+  return new InsufficientCreditsError(err.neededMicros, err.availableMicros, fit);
+}
+
+/**
+ * The most output tokens whose cost, with the prompt's, is within `availableMicros`:
+ * costs round up, so the exact sum of products must not pass available × 10^6 (BigInt: the
+ * product may pass 2^53). -1 when the prompt alone does not fit; unbounded output when it is free.
+ */
+export function outputTokensThatFit(prices: Prices, promptTokens: number, availableMicros: number): number {
+  const room = BigInt(availableMicros) * 1_000_000n - BigInt(promptTokens) * BigInt(prices.inputPerMTokMicros);
+  if (room < 0n) return -1;
+  if (prices.outputPerMTokMicros === 0) return Number.MAX_SAFE_INTEGER;
+  return Number(room / BigInt(prices.outputPerMTokMicros));
+}
+
 export class MeteredRequest {
   private readonly startedAtMs = performance.now();
   private done = false;
@@ -34,13 +78,14 @@ export class MeteredRequest {
    * The backend is done (answered fully or partly, failed, or the client left): charge
    * what it generated, never more than reserved, release the rest, and queue the usage
    * record. A backend that failed before generating anything is finished with zero usage.
+   * Returns the balance left after the charge, where known (Pass.release).
    */
-  finish(usage: Usage, status: number, finishReason: string | null): void {
-    if (this.done) return;
+  finish(usage: Usage, status: number, finishReason: string | null): number | undefined {
+    if (this.done) return undefined;
     this.done = true;
     const { identity } = this;
-    const cost = Math.min(costMicros(identity.model, usage.promptTokens, usage.completionTokens), this.pass.reservedMicros);
-    this.pass.release({
+    const cost = chargeMicros(identity.model, usage, this.pass.reservedMicros);
+    return this.pass.release({
       completionTokens: usage.completionTokens,
       record: {
         id: newTimeOrderedId('usage'),

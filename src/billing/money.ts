@@ -15,7 +15,16 @@ export function checkMicros(micros: number): number {
   return micros;
 }
 
-/** For people: 1234567 → "1.234567". */
+/**
+ * Credits as a JSON number (wire fields such as `usage.cost`). The quotient of an integer
+ * by 10^6 prints as its exact decimal: that decimal, at most 6 places, is the shortest
+ * text that reads back as the same double.
+ */
+export function microsToCredits(micros: number): number {
+  return micros / MICROS_PER_CREDIT;
+}
+
+/** For people, and as JSON number text: 1234567 → "1.234567". */
 export function formatCredits(micros: number): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);

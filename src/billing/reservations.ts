@@ -41,8 +41,11 @@ export interface CreditBook {
   requireCredit(accountId: string): MaybePromise<void>;
   /** Reserves `amountMicros` or throws InsufficientCreditsError. Synchronous once the account is loaded. */
   reserve(accountId: string, amountMicros: number): MaybePromise<Reservation>;
-  /** Releases the reservation and charges `costMicros` (capped at the reservation). Idempotent. */
-  settle(reservation: Reservation, costMicros: number): void;
+  /**
+   * Releases the reservation and charges `costMicros` (capped at the reservation).
+   * Idempotent. Returns the balance left after the charge.
+   */
+  settle(reservation: Reservation, costMicros: number): number;
   /** Reservations not yet settled, for tests and invariants. */
   readonly openReservations: number;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
@@ -64,7 +67,7 @@ export class MemoryCreditBook implements CreditBook {
   constructor(private readonly store: Store) {}
 
   requireCredit(accountId: string): MaybePromise<void> {
-    return andThen(this.loaded(accountId), (credit) => assertAvailable(credit, 0));
+    return andThen(this.loaded(accountId), (credit) => assertAvailable(credit, undefined));
   }
 
   reserve(accountId: string, amountMicros: number): MaybePromise<Reservation> {
@@ -77,14 +80,16 @@ export class MemoryCreditBook implements CreditBook {
     });
   }
 
-  settle(reservation: Reservation, costMicros: number): void {
+  settle(reservation: Reservation, costMicros: number): number {
     const held = reservation as HeldReservation;
-    if (held.settled) return;
-    held.settled = true;
-    this.openReservations--;
     const credit = this.accounts.get(reservation.accountId)!;
-    credit.reservedMicros -= reservation.amountMicros;
-    credit.unflushedMicros += Math.min(Math.max(0, costMicros), reservation.amountMicros);
+    if (!held.settled) {
+      held.settled = true;
+      this.openReservations--;
+      credit.reservedMicros -= reservation.amountMicros;
+      credit.unflushedMicros += Math.min(Math.max(0, costMicros), reservation.amountMicros);
+    }
+    return credit.storedMicros - credit.unflushedMicros;
   }
 
   async snapshot(accountId: string): Promise<BalanceSnapshot> {
@@ -150,8 +155,9 @@ export class MemoryCreditBook implements CreditBook {
   }
 }
 
-function assertAvailable(credit: AccountCredit, amountMicros: number): void {
+/** `amountMicros` undefined: anything available will do (the check before counting). */
+function assertAvailable(credit: AccountCredit, amountMicros: number | undefined): void {
   const available = credit.storedMicros - credit.unflushedMicros - credit.reservedMicros;
   // Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
-  if (available <= 0 || available < amountMicros) throw new InsufficientCreditsError(amountMicros, Math.max(0, available));
+  if (available <= 0 || available < (amountMicros ?? 0)) throw new InsufficientCreditsError(amountMicros, Math.max(0, available));
 }

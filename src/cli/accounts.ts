@@ -1,9 +1,11 @@
-// lmgate accounts create | list | show | suspend | reactivate | set-tier
+// lmgate accounts create | list | show | suspend | reactivate | set-tier | set-role | set-password | reset-link
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
+import { configuredOrigin, linkTo, RESET_PAGE_PATH } from '../dashboard/account-links.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../dashboard/passwords.js';
 import { EmailTakenError } from '../errors.js';
 import type { Account } from '../store/store.js';
-import { CliError, withStore, type CliIo } from './context.js';
+import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
@@ -20,7 +22,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const creditsText = stringFlag(args, 'credits');
         const initialMicros = creditsText === undefined ? 0 : parseCreditAmount(creditsText, '--credits', { signed: false });
         const { account, balanceMicros } = await new Commands(store)
-          .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' })
+          .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' }, cliActor())
           .catch((err: unknown) => {
             if (err instanceof EmailTakenError) throw new CliError(`an account with email ${email} already exists`);
             throw err;
@@ -39,7 +41,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
       case 'suspend':
       case 'reactivate': {
         const account = await requireAccount(store, ref);
-        const updated = await new Commands(store).setStatus(account.id, action === 'suspend' ? 'suspended' : 'active');
+        const updated = await new Commands(store).setStatus(account.id, action === 'suspend' ? 'suspended' : 'active', cliActor());
         printRecord(io, args.json, accountView(updated));
         return 0;
       }
@@ -47,11 +49,34 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const account = await requireAccount(store, ref);
         if (!value) throw new CliError('accounts set-tier needs an account and a tier');
         assertTier(config, value);
-        printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value)));
+        printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value, cliActor())));
+        return 0;
+      }
+      case 'set-role': {
+        const account = await requireAccount(store, ref);
+        if (value !== 'operator' && value !== 'customer') throw new CliError('accounts set-role needs an account and a role: operator or customer');
+        printRecord(io, args.json, accountView(await new Commands(store).setRole(account.id, value, cliActor())));
+        return 0;
+      }
+      case 'set-password': {
+        const account = await requireAccount(store, ref);
+        const { readSecret } = await import('./secret-input.js');
+        const password = await readSecret(io.secretInput ?? process.stdin, process.stderr, `New password for ${account.email}`);
+        if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+          throw new CliError(`a password needs ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+        }
+        await new Commands(store).setPassword(account.id, await hashPassword(password), cliActor());
+        printRecord(io, args.json, { id: account.id, email: account.email, password: 'set' });
+        return 0;
+      }
+      case 'reset-link': {
+        const account = await requireAccount(store, ref);
+        const { token, expiresAt } = await new Commands(store).issuePasswordReset(account.id);
+        printRecord(io, args.json, { email: account.email, link: linkTo(configuredOrigin(config), RESET_PAGE_PATH, token), expires_at: expiresAt });
         return 0;
       }
       default:
-        throw new CliError('accounts: expected create, list, show, suspend, reactivate or set-tier');
+        throw new CliError('accounts: expected create, list, show, suspend, reactivate, set-tier, set-role, set-password or reset-link');
     }
   });
 }
@@ -67,6 +92,7 @@ function accountView(account: Account): Record<string, unknown> {
     name: account.name,
     status: account.status,
     tier: account.tier,
+    role: account.role,
     subscription_status: account.subscriptionStatus,
     created_at: account.createdAt,
   };

@@ -1,13 +1,14 @@
-// lmgate codes create | list
+// lmgate codes create | list | disable
 //
 // Redemption codes carry credits a customer adds in the dashboard (POST
 // /api/dashboard/redeem), with no payment provider needed. Only a code's hash is stored:
 // `create` prints the codes once, `list` shows everything but them.
 import { formatCredits } from '../billing/money.js';
-import { generateRedemptionCode, hashRedemptionCode, redemptionCodeHint } from '../billing/redemption-code.js';
+import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
+import { Refusal } from '../errors.js';
 import type { RedemptionCode } from '../store/store.js';
-import { CliError, withStore, type CliIo } from './context.js';
+import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { parseCreditAmount } from './credit-amount.js';
 import { stringFlag, type ParsedCommand } from './args.js';
 import { printTable } from './output.js';
@@ -17,18 +18,28 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function codesCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
   const [action, ...rest] = args.positionals;
+  if (action === 'disable') {
+    const [codeId, ...extra] = rest;
+    if (!codeId || extra.length > 0) throw new CliError('codes disable needs one code id (see codes list)');
+    return withStore(config, async (store) => {
+      const code = await new Commands(store).disableCode(codeId, cliActor()).catch((err: unknown) => {
+        if (err instanceof Refusal && err.code === 'code_redeemed') throw new CliError(`code ${codeId} was redeemed already; nothing was changed`);
+        if (err instanceof Refusal) throw new CliError(`no code ${JSON.stringify(codeId)}`);
+        throw err;
+      });
+      printTable(io, args.json, [codeView(code)], ['hint', 'amount', 'expires', 'disabled_at', 'id']);
+      return 0;
+    });
+  }
   if (rest.length > 0) throw new CliError(`codes ${action}: unexpected ${JSON.stringify(rest[0])}`);
   switch (action) {
     case 'create': {
       const amountMicros = parseCreditAmount(stringFlag(args, 'credits'), 'codes create --credits', { signed: false });
       const count = parseCount(stringFlag(args, 'count'));
       const expiresAt = parseExpiry(stringFlag(args, 'expires'));
-      const codes = Array.from({ length: count }, generateRedemptionCode);
       return withStore(config, async (store) => {
-        const stored = await store.createRedemptionCodes(
-          codes.map((code) => ({ codeHash: hashRedemptionCode(code), hint: redemptionCodeHint(code), amountMicros, expiresAt })),
-        );
-        const rows = stored.map((record, i) => ({ code: codes[i], ...codeView(record) }));
+        const created = await new Commands(store).createCodes({ amountMicros, count, expiresAt }, cliActor());
+        const rows = created.map(({ code, record }) => ({ code, ...codeView(record) }));
         printTable(io, args.json, rows, ['code', 'amount', 'expires', 'id']);
         if (!args.json) {
           io.out('');
@@ -40,11 +51,11 @@ export async function codesCommand(config: Config, args: ParsedCommand, io: CliI
     case 'list':
       return withStore(config, async (store) => {
         const rows = (await store.listRedemptionCodes()).map(codeView);
-        printTable(io, args.json, rows, ['hint', 'amount', 'expires', 'created_at', 'redeemed_by', 'redeemed_at', 'id']);
+        printTable(io, args.json, rows, ['hint', 'amount', 'expires', 'created_at', 'redeemed_by', 'redeemed_at', 'disabled_at', 'id']);
         return 0;
       });
     default:
-      throw new CliError('codes: expected create or list');
+      throw new CliError('codes: expected create, list or disable');
   }
 }
 
@@ -86,6 +97,7 @@ function codeView(code: RedemptionCode): Record<string, unknown> {
     created_at: code.createdAt,
     redeemed_by: code.redeemedBy,
     redeemed_at: code.redeemedAt,
+    disabled_at: code.disabledAt,
   };
 }
 

@@ -1,19 +1,34 @@
 // What every command starts from: the same config and store the server uses.
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { openStore } from '../store/kysely-store.js';
-import type { Store } from '../store/store.js';
+import type { Actor, Store } from '../store/store.js';
 
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Where a secret is read from (cli/secret-input.ts); the process's stdin when unset. */
+  secretInput?: NodeJS.ReadableStream;
 }
 
 export const processIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
+
+/** Who the audit log says made a CLI change: the operating-system user running it. */
+export function cliActor(): Actor {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    // A user id with no passwd entry (some containers).
+    name = String(process.getuid?.() ?? 'unknown');
+  }
+  return { kind: 'cli', id: name };
+}
 
 /** A command's failure meant for the operator: printed without a stack, exit code 1. */
 export class CliError extends Error {}

@@ -7,7 +7,7 @@ import { formatCredits } from '../billing/money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { BalanceWouldGoNegativeError, type LedgerEntry } from '../store/store.js';
-import { CliError, withStore, type CliIo } from './context.js';
+import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
@@ -28,7 +28,7 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
         try {
           const commands = new Commands(store);
           const change = { accountId: account.id, amountMicros, reason };
-          const { entry, balanceMicros } = await (action === 'grant' ? commands.grantCredits(change) : commands.adjustCredits(change));
+          const { entry, balanceMicros } = await (action === 'grant' ? commands.grantCredits(change, cliActor()) : commands.adjustCredits(change, cliActor()));
           printRecord(io, args.json, { ...entryView(entry), ...balanceFields(balanceMicros) });
           return 0;
         } catch (err) {

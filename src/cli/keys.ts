@@ -5,7 +5,7 @@ import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { ValidationError } from '../errors.js';
 import type { ApiKeyRecord, KeyControls } from '../store/store.js';
-import { CliError, withStore, type CliIo } from './context.js';
+import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
 
@@ -20,7 +20,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
       case 'create': {
         const account = await requireAccount(store, ref);
         const controls = { ...NO_CONTROLS, ...controlsOf(args) };
-        const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default', controls);
+        const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor());
         if (args.json) io.out(JSON.stringify({ ...keyView(record), secret }));
         else {
           printRecord(io, false, keyView(record));
@@ -48,7 +48,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
       case 'revoke': {
         if (!ref) throw new CliError('keys revoke needs a key id');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printRecord(io, args.json, keyView(await new Commands(store).revokeKey(ref)));
+        printRecord(io, args.json, keyView(await new Commands(store).revokeKey(ref, undefined, cliActor())));
         return 0;
       }
       default:

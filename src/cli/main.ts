@@ -5,7 +5,9 @@ import { ConfigError } from '../config/load.js';
 import { InsecureListenError } from '../http/transport-policy.js';
 import { NotFoundInStoreError } from '../store/store.js';
 import { accountsCommand } from './accounts.js';
+import { adminKeysCommand } from './admin-keys.js';
 import type { ParsedCommand } from './args.js';
+import { auditCommand } from './audit.js';
 import { codesCommand } from './codes.js';
 import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
@@ -22,6 +24,10 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   migrate                                      apply pending migrations and exit
   accounts create --email E [--tier T] [--name N] [--credits N]
   accounts list | show A | suspend A | reactivate A | set-tier A T
+  accounts set-role A operator|customer        operators use the admin API and console
+                                               with their dashboard session
+  accounts set-password A                      the password from stdin, or asked for twice
+  accounts reset-link A                        a one-time link (an hour) to set a new password
   keys create A [--name N] [controls]          prints the secret once
   keys update KEY_ID [--name N] [controls]     rename, or change its controls
   keys list A | revoke KEY_ID
@@ -36,6 +42,11 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
                                                redemption codes, printed once
   codes list                                   every code: its last characters (LMG-…-7K3Q),
                                                amount, expiry, redeemed by/at
+  codes disable CODE_ID                        the code no longer redeems
+  admin-keys create --scope S[,S] [--name N]   an admin API key (scopes: read, accounts,
+                                               credits, keys); prints the secret once
+  admin-keys list | revoke ID
+  audit [--limit K]                            the newest K admin actions (50)
   payments list [--limit K]                    payments received through Stripe, newest first
   payments replay EVENT_ID                     apply a stored Stripe event again (idempotent)
   upstreams [--url URL]                        each upstream deployment's health, in-flight
@@ -67,6 +78,7 @@ const OPTIONS = {
   url: { type: 'string' },
   workers: { type: 'string' },
   to: { type: 'string' },
+  scope: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Runs one command; `env` is where config comes from (tests pass their own). */
@@ -117,6 +129,10 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await codesCommand(config, args, io);
       case 'payments':
         return await paymentsCommand(config, args, io);
+      case 'admin-keys':
+        return await adminKeysCommand(config, args, io);
+      case 'audit':
+        return await auditCommand(config, args, io);
       case 'upstreams':
         return await upstreamsCommand(config, args, io);
       case 'store':

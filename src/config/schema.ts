@@ -121,6 +121,18 @@ const stripePayments = z
   })
   .strict();
 
+// Outgoing mail (password-reset and sign-up confirmation links), through an SMTP server.
+const smtp = z
+  .object({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65_535).default(587),
+    secure: z.boolean().default(false), // TLS from the start (port 465); otherwise STARTTLS when offered
+    user: z.string().min(1).optional(),
+    password_env: z.string().min(1).optional(), // variable holding the SMTP password
+    from: z.string().min(3), // "lmgate <no-reply@example.com>"
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: z
@@ -184,8 +196,13 @@ export const configSchema = z
     signup: z
       .object({
         open: z.boolean().default(true),
-        credits: z.number().nonnegative().default(0), // granted to each account at sign-up
+        // A trial balance granted to each account at sign-up: enough for a first few
+        // hundred calls to the demo models, so a new account works before any top-up.
+        credits: z.number().nonnegative().default(1),
         per_address_per_hour: z.number().int().positive().default(10), // sign-ups from one client address
+        // The account is created once its owner opens a link mailed to the address (needs
+        // smtp): an address nobody confirmed takes no email and gets no credits.
+        verify_email: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
@@ -197,20 +214,27 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    // Without it, no mail goes out: reset links come from `lmgate accounts reset-link`.
+    smtp: smtp.optional(),
     // Without payments.stripe, credits come from the operator's codes and grants only.
     payments: z
       .object({ stripe: stripePayments.optional() })
       .strict()
       .prefault({}),
+    // How customers reach the operator (an email address or a URL), shown wherever the
+    // dashboard tells them to: paid plans without payments, closed sign-up, no mail.
+    contact: z.string().min(1).max(500).optional(),
     default_tier: z.string().min(1).default('free'),
     tiers: z.record(z.string().min(1), tier).default({
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
       pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
     }),
+    // The demo models carry small prices so the meter visibly moves: a default lorem answer
+    // (200 tokens) costs about 0.0016 credits, and its worst case (16,384 tokens) 0.13.
     models: z.record(z.string().min(1).max(200), z.union([demoModel, upstreamModel]).superRefine(demoEndpointsFit)).default({
-      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
-      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
-      'demo-embed': { backend: 'demo', kind: 'embedding', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 8_192, max_output: 16_384, price: { input: 0, output: 0 }, owned_by: 'lmgate', description: 'Embeds text as deterministic, normalized vectors.' },
+      'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0.5, output: 1.5 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
+      'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 2, output: 8 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
+      'demo-embed': { backend: 'demo', kind: 'embedding', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 8_192, max_output: 16_384, price: { input: 0.1, output: 0 }, owned_by: 'lmgate', description: 'Embeds text as deterministic, normalized vectors.' },
     }),
   })
   .strict()
@@ -243,6 +267,12 @@ export const configSchema = z
     if (stripe && stripe.top_up.min > stripe.top_up.max) {
       ctx.addIssue({ code: 'custom', path: ['payments', 'stripe', 'top_up', 'min'], message: 'is above top_up.max' });
     }
+    if (config.smtp?.user && !config.smtp.password_env) {
+      ctx.addIssue({ code: 'custom', path: ['smtp', 'password_env'], message: 'names the variable holding the password of smtp.user' });
+    }
+    if (config.signup.verify_email && !config.smtp) {
+      ctx.addIssue({ code: 'custom', path: ['signup', 'verify_email'], message: 'needs smtp: the confirmation link goes out by mail' });
+    }
     if (!(config.default_tier in config.tiers)) {
       ctx.addIssue({ code: 'custom', path: ['default_tier'], message: `names no tier in tiers (${Object.keys(config.tiers).join(', ')})` });
     }
@@ -262,6 +292,7 @@ function demoEndpointsFit(model: z.output<typeof demoModel> | z.output<typeof up
 export type Config = z.output<typeof configSchema>;
 export type TierConfig = z.output<typeof tier>;
 export type StripeConfig = z.output<typeof stripePayments>;
+export type SmtpConfig = z.output<typeof smtp>;
 export type DemoModelConfig = z.output<typeof demoModel>;
 export type UpstreamModelConfig = z.output<typeof upstreamModel>;
 export type ModelConfig = DemoModelConfig | UpstreamModelConfig;

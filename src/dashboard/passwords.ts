@@ -6,6 +6,9 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 // OWASP's current recommendation for scrypt: N=2^17, r=8, p=1 (128 MiB per hash).
 const COST = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_BYTES = 64;
+/** What a new password must be, wherever it is set (dashboard, reset link, CLI). */
+export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH = 200;
 const SALT_BYTES = 16;
 /** The most a stored hash may demand, so a tampered row cannot exhaust memory. */
 const MAX_N = 2 ** 20;

@@ -10,9 +10,11 @@ import type { DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import { compileInputSchema } from './input-validator.js';
+import { hasOperatorSessionLapsed } from './operator-session.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
 import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { requestLogRoutes } from './routes/requests.js';
@@ -55,6 +57,10 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       const session = await context.sessions.find(request.cookies[SESSION_COOKIE]);
       const account = session && (await services.store.findAccount(session.accountId));
       if (!session || !account) throw new UnauthenticatedError('no dashboard session');
+      if (account.role === 'operator' && hasOperatorSessionLapsed(session)) {
+        await context.sessions.end(session);
+        throw new UnauthenticatedError('operator session lapsed');
+      }
       if (changesState) assertCsrfToken(request, session);
       request.signedIn = { session, account };
     });
@@ -68,6 +74,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
 
     const routes = dashboard.withTypeProvider<TypeBoxTypeProvider>();
     signInRoutes(routes, context);
+    passwordResetRoutes(routes, context);
     overviewRoutes(routes, context);
     keyRoutes(routes, context);
     usageRoutes(routes, context);

@@ -73,6 +73,10 @@ export interface DashboardThrottles {
   redeemPerAccount: FailureThrottle;
   /** Sign-ups per client address, successful or not, per hour (each costs a scrypt run). */
   signUpPerAddress: FailureThrottle;
+  /** "Forgot password" mails per email address, sent or not: 5 in 15 minutes (no inbox flooded). */
+  resetMailPerAccount: FailureThrottle;
+  /** "Forgot password" requests per client address: 20 in 15 minutes. */
+  resetMailPerAddress: FailureThrottle;
 }
 
 export const memoryFailureThrottle: FailureThrottleFactory = (_name, limit, windowMs) => new MemoryFailureThrottle(limit, windowMs);
@@ -83,5 +87,7 @@ export function createDashboardThrottles(signUpsPerAddressPerHour: number, creat
     signInPerAddress: create('sign-in-address', 20, FIFTEEN_MINUTES_MS),
     redeemPerAccount: create('redeem-account', 10, FIFTEEN_MINUTES_MS),
     signUpPerAddress: create('sign-up-address', signUpsPerAddressPerHour, 4 * FIFTEEN_MINUTES_MS),
+    resetMailPerAccount: create('reset-mail-account', 5, FIFTEEN_MINUTES_MS),
+    resetMailPerAddress: create('reset-mail-address', 20, FIFTEEN_MINUTES_MS),
   };
 }

@@ -16,6 +16,8 @@ export const AccountView = Type.Object({
   status: Type.String(),
   subscriptionStatus: Type.String(),
   createdAt: Type.String(),
+  /** 'operator' opens the console (/admin). */
+  role: Type.String(),
 });
 export type AccountView = Static<typeof AccountView>;
 
@@ -44,6 +46,8 @@ export const PlanView = Type.Object({
   name: Type.String(),
   subscription: Type.Boolean(),
   priceMonth: Nullable(Type.Number()),
+  /** What priceMonth is in (ISO 4217, lower case): payments.stripe.currency, else usd. */
+  currency: Type.String(),
   creditsMonthMicros: Nullable(Type.Integer()),
   rpm: Type.Integer(),
   tpm: Type.Integer(),
@@ -67,6 +71,7 @@ export function accountView(account: Account): AccountView {
     status: account.status,
     subscriptionStatus: account.subscriptionStatus,
     createdAt: account.createdAt,
+    role: account.role,
   };
 }
 
@@ -87,19 +92,21 @@ export function keyView(key: ApiKeyRecord): KeyView {
   };
 }
 
-export function planView(tier: Tier, currentTier: Tier): PlanView {
-  const { config } = tier;
+/** `modelIds`: the catalogue; a plan shows the models it allows by name, never its glob patterns. */
+export function planView(tier: Tier, currentTier: Tier, modelIds: readonly string[], config: Config): PlanView {
+  const tierConfig = tier.config;
   return {
     name: tier.name,
-    subscription: config.subscription,
-    priceMonth: config.subscription ? config.price_month : null,
-    creditsMonthMicros: config.credits_month > 0 ? creditsToMicros(config.credits_month) : null,
-    rpm: config.rpm,
-    tpm: config.tpm,
-    concurrency: config.concurrency,
-    models: config.models,
+    subscription: tierConfig.subscription,
+    priceMonth: tierConfig.subscription ? tierConfig.price_month : null,
+    currency: config.payments.stripe?.currency ?? 'usd',
+    creditsMonthMicros: tierConfig.credits_month > 0 ? creditsToMicros(tierConfig.credits_month) : null,
+    rpm: tierConfig.rpm,
+    tpm: tierConfig.tpm,
+    concurrency: tierConfig.concurrency,
+    models: modelIds.filter((id) => tier.allowsModel(id)),
     // A plan without a subscription costs nothing: customers may switch to it themselves.
-    selfService: !config.subscription,
+    selfService: !tierConfig.subscription,
     current: tier.name === currentTier.name,
   };
 }

@@ -5,7 +5,7 @@ import type { BackendCall } from '../models/backend.js';
 import type { MeteredCall } from './metered-route.js';
 
 export function chatBackendCall<Req>(
-  { model, plan, client }: MeteredCall<Req>,
+  { model, plan, client, chargeMicros }: MeteredCall<Req>,
   chat: ChatRequest,
   options: { requestText?: string; includeUsage: boolean },
 ): BackendCall {
@@ -16,6 +16,7 @@ export function chatBackendCall<Req>(
     promptTokens: plan.promptTokens,
     maxOutputTokens: plan.maxOutputTokens,
     includeUsage: options.includeUsage,
+    chargeMicros,
     client,
   };
 }

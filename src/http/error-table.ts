@@ -1,7 +1,8 @@
 // The one table of what each error code means on the wire: status, message, extra fields
 // and headers, and how loudly it is logged. `ErrorTable` is a record over every code, so
 // adding a code to errors.ts without its row here does not compile.
-import type { ErrorCode, ErrorOf, KnownError, MalformedRequestError, PayloadTooLargeError } from '../errors.js';
+import { microsToCredits } from '../billing/money.js';
+import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /** Messages fixed by the spec (section 7), word for word. */
@@ -31,8 +32,8 @@ export interface ErrorRow {
 
 export type ErrorTable = { [C in ErrorCode]: (err: ErrorOf<C>) => ErrorRow };
 
-/** Where an error is shown: the spec's API, or the dashboard's forms. */
-export type Surface = 'api' | 'dashboard';
+/** Where an error is shown: the spec's API, the dashboard's forms, or the admin API. */
+export type Surface = 'api' | 'dashboard' | 'admin';
 
 const row = (status: number, message: string, more?: Omit<ErrorRow, 'status' | 'message'>): ErrorRow => ({ status, message, ...more });
 
@@ -45,7 +46,7 @@ export const API_ERRORS: ErrorTable = {
   key_revoked: () => openAiAuthentication('key_revoked', 'This API key has been revoked.'),
   key_expired: () => openAiAuthentication('key_expired', 'This API key has expired.', { reason: 'key_expired' }),
   forbidden: (err) => row(403, SPEC_MESSAGES[403], { extra: { reason: err.reason } }),
-  insufficient_credits: () => row(402, SPEC_MESSAGES[402]),
+  insufficient_credits: (err) => row(402, SPEC_MESSAGES[402], { extra: creditFigures(err) }),
   model_not_found: () => row(404, SPEC_MESSAGES[404]),
   route_not_found: () => row(404, SPEC_MESSAGES[404]),
   method_not_allowed: (err) => row(405, 'Method not allowed.', { headers: { allow: err.allow.join(', ') } }),
@@ -93,6 +94,7 @@ export const API_ERRORS: ErrorTable = {
   sign_up_closed: () => row(403, 'Sign-up is closed.'),
   wrong_credentials: () => row(401, 'Invalid email or password.'),
   wrong_current_password: () => row(403, 'Current password is incorrect.'),
+  reset_link_invalid: () => row(410, 'This link is not valid any more: it was used, it expired, or it was never issued. Ask for a new one.'),
   email_taken: () => row(409, 'An account with this email already exists.'),
   balance_would_go_negative: () => row(409, 'The balance cannot go below zero.'),
   not_found_in_store: () => row(404, 'Not found.'),
@@ -109,7 +111,12 @@ const DASHBOARD_ERRORS: Partial<ErrorTable> = {
     }),
 };
 
-const SURFACES: Record<Surface, Partial<ErrorTable>> = { api: {}, dashboard: DASHBOARD_ERRORS };
+/** The admin API's variant: the API's shapes, but its paths are not models. */
+const ADMIN_ERRORS: Partial<ErrorTable> = {
+  route_not_found: () => row(404, 'Not found.'),
+};
+
+const SURFACES: Record<Surface, Partial<ErrorTable>> = { api: {}, dashboard: DASHBOARD_ERRORS, admin: ADMIN_ERRORS };
 
 /** The row for an error of ours; anything else is an unexpected 500. */
 export function rowOf(err: KnownError | undefined, surface: Surface = 'api'): ErrorRow {
@@ -121,6 +128,24 @@ export function rowOf(err: KnownError | undefined, surface: Surface = 'api'): Er
 
 function openAiAuthentication(code: string, message: string, extra?: Record<string, unknown>): ErrorRow {
   return row(401, message, { error: { code, message, type: 'authentication_error' }, ...(extra && { extra }) });
+}
+
+/**
+ * What a 402 adds to the spec's message: the credits the request would hold and those
+ * available (required is absent when refused before counting, with nothing available),
+ * and when a lower output ceiling would fit, that ceiling and a hint.
+ */
+function creditFigures({ neededMicros, availableMicros, maxTokensThatFit }: InsufficientCreditsError): Record<string, unknown> {
+  const figures: Record<string, unknown> = {};
+  if (neededMicros !== undefined) figures.credits_required = microsToCredits(neededMicros);
+  figures.credits_available = microsToCredits(availableMicros);
+  if (maxTokensThatFit !== undefined) {
+    figures.max_tokens_that_fit = maxTokensThatFit;
+    figures.hint =
+      'The request holds credits for the most output it may write (its max_tokens, or the model\'s maximum when unset). ' +
+      `With max_tokens (or max_completion_tokens) of ${maxTokensThatFit} or less it would fit the balance.`;
+  }
+  return figures;
 }
 
 function tooLargeMessage({ bound }: PayloadTooLargeError): string {

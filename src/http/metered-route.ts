@@ -8,7 +8,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
 import { assertKeyAllowsModel } from '../auth/key-controls.js';
-import { MeteredRequest, worstCaseMicros } from '../billing/metering.js';
+import { admitRequest, chargeMicros, MeteredRequest } from '../billing/metering.js';
+import { formatCredits } from '../billing/money.js';
+import type { Usage } from '../billing/usage.js';
 import { assertTierAllowsModel } from '../billing/tiers.js';
 import type { TokenPlan } from '../chat/plan.js';
 import type { ModelEndpoint } from '../config/schema.js';
@@ -27,6 +29,9 @@ const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
 /** nginx's convention for "client closed the request", used in usage records. */
 const CLIENT_CLOSED = 499;
 
+/** On a whole answer: the balance left after its charge, in credits. */
+const BALANCE_HEADER = 'x-lmgate-balance';
+
 /** A request past every check, with its credits reserved, ready for its backend. */
 export interface MeteredCall<Req> {
   request: Req;
@@ -35,6 +40,8 @@ export interface MeteredCall<Req> {
   model: ModelEntry;
   plan: TokenPlan;
   client: ClientConnection;
+  /** Micro-credits a request that used `usage` is charged (its cost, within its reservation). */
+  chargeMicros(usage: Usage): number;
 }
 
 /**
@@ -103,9 +110,10 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
       // nothing left is refused before it.
       admitted = andThen(pass.requireCredit(), () =>
         andThen(endpoint.plan(parsed, model), (plan) =>
-          andThen(pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) }), ({ requests }): MeteredCall<Req> => {
+          andThen(admitRequest(pass, model, plan), ({ requests }): MeteredCall<Req> => {
             if (requests) reply.headers(rateLimitHeaders(requests));
-            return { request: parsed, rawJson: request.rawJson, model, plan, client: new ClientConnection(reply) };
+            const charge = (usage: Usage): number => chargeMicros(model, usage, pass.reservedMicros);
+            return { request: parsed, rawJson: request.rawJson, model, plan, client: new ClientConnection(reply), chargeMicros: charge };
           }),
         ),
       );
@@ -121,7 +129,7 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
       request.admitted = true;
       if (streamed) return streamAnswer(request, reply, streaming, endpoint.errors, call, metered, services.inFlight);
       reply.type('application/json; charset=utf-8');
-      return answerNow(endpoint, call, metered, services.inFlight);
+      return answerNow(endpoint, call, metered, services.inFlight, reply);
     };
     if (admitted instanceof Promise) return admitted.then(begin, refuse);
     return begin(admitted);
@@ -129,9 +137,10 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
 }
 
 /** Steps 7–8 without streaming: the whole answer, then the bill. */
-function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, metered: MeteredRequest, inFlight: InFlight): string | Promise<string> {
+function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, metered: MeteredRequest, inFlight: InFlight, reply: FastifyReply): string | Promise<string> {
   const settle = (result: CompletionResult): string => {
-    metered.finish(result.usage, 200, result.finishReason);
+    const balanceMicros = metered.finish(result.usage, 200, result.finishReason);
+    if (balanceMicros !== undefined) reply.header(BALANCE_HEADER, formatCredits(balanceMicros));
     return result.body;
   };
   let answer: CompletionResult | Promise<CompletionResult>;

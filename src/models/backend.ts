@@ -18,6 +18,8 @@ export interface BackendCall {
   maxOutputTokens: number;
   /** Client asked for `stream_options.include_usage`. */
   includeUsage: boolean;
+  /** Micro-credits a request that used `usage` is charged, for the `cost` its usage reports. */
+  chargeMicros(usage: Usage): number;
   /** Says when the client goes away: stop generating at once. */
   client: ClientLink;
 }

@@ -84,6 +84,11 @@ export class ModelCatalog {
     return [...this.models.values()];
   }
 
+  /** Every model's id, in the catalogue's order. */
+  get ids(): string[] {
+    return [...this.models.keys()];
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.list().map((model) => model.backend?.close?.()));
   }

@@ -65,7 +65,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     return andThen(writeAnswers(runs, call), (contents) => {
       const result = (): CompletionResult => {
         const usage = usageOf(call, runs);
-        return { body: completionJson(call.modelId, runs, contents, usage), usage, finishReason: runs[0]?.finishReason ?? null };
+        return { body: completionJson(call.modelId, runs, contents, usage, call.chargeMicros(usage)), usage, finishReason: runs[0]?.finishReason ?? null };
       };
       if (intervalMs === 0) return result();
       // A real model takes as long to answer whole as it would to stream the answer.
@@ -131,7 +131,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     }
 
     const usage = usageOf(call, runs);
-    if (call.includeUsage) sink.send(chunks.usage(usage));
+    if (call.includeUsage) sink.send(chunks.usage(usage, call.chargeMicros(usage)));
     return { usage, finishReason: runs[0]?.finishReason ?? null };
   }
 

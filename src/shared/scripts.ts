@@ -95,7 +95,7 @@ return replies
  * Everything or nothing is taken. Batched: per item,
  * KEYS: credit, leases, amounts, slots, rpm, tpm
  * ARGV: lease id, lease ms, rpm, tpm, prompt tokens, concurrency, worst case, take rpm (1/0)
- * Replies {'ok', rpm remaining, rpm reset, available after} or a refusal:
+ * Replies {'ok', rpm remaining, rpm reset, balance (stored − pending)} or a refusal:
  * {'load'} (no mirror yet), {'concurrency'}, {'rpm'|'tpm', limit, remaining, reset, retry after},
  * {'credits', available}.
  */
@@ -116,7 +116,8 @@ if not tpm_ok then
   return {'tpm', tpm, remaining(tpm_tat, tpm_interval), reset_sec(tpm_tat), retry_after(tpm_new)}
 end
 local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
-local available = tonumber(state[1]) - tonumber(state[2] or '0') - tonumber(state[3] or '0')
+local balance = tonumber(state[1]) - tonumber(state[2] or '0')
+local available = balance - tonumber(state[3] or '0')
 -- Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
 if available <= 0 or available < worst then return {'credits', math.max(0, available)} end
 if take_rpm then set_tat(rpm_key, rpm_new) end
@@ -128,7 +129,7 @@ if worst > 0 then
   redis.call('HSET', amounts, lease, worst)
   redis.call('HINCRBY', credit, 'reserved', worst)
 end
-return {'ok', remaining(rpm_new, rpm_interval), reset_sec(rpm_new), available - worst}
+return {'ok', remaining(rpm_new, rpm_interval), reset_sec(rpm_new), balance}
 `);
 
 /**

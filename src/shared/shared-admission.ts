@@ -107,7 +107,7 @@ class SharedPass implements Pass {
   }
 
   requireCredit(): void {
-    if (this.admission.exhausted.has(this.accountId)) throw new InsufficientCreditsError(0, 0);
+    if (this.admission.exhausted.has(this.accountId)) throw new InsufficientCreditsError(undefined, 0);
   }
 
   async admit({ promptTokens, worstCaseMicros }: RequestPlan): Promise<Decision> {
@@ -131,9 +131,15 @@ class SharedPass implements Pass {
     });
   }
 
-  release({ completionTokens, record }: Settlement): void {
+  /**
+   * The balance after the charge as of the admission: the settlement is not awaited (a round
+   * trip on the answer's path), so another request of the account settled meanwhile, on any
+   * instance, is not counted in it.
+   */
+  release({ completionTokens, record }: Settlement): number | undefined {
     const reservation = this.reservation;
-    if (!reservation) return;
+    if (!reservation) return undefined;
     this.admission.state.settle(reservation, this.tier, completionTokens, record).catch((err: unknown) => this.admission.reportError(err));
+    return reservation.balanceMicros - record.costMicros;
   }
 }

@@ -27,6 +27,8 @@ export interface SharedReservation {
   readonly amountMicros: number;
   /** Requests per minute after this one, for the X-RateLimit-* headers. */
   readonly requests: RateLimitState;
+  /** The account's balance at admission, before this request's charge. */
+  readonly balanceMicros: number;
   settled: boolean;
 }
 
@@ -157,6 +159,7 @@ export class SharedState {
         leaseId,
         amountMicros: input.worstCaseMicros,
         requests: { limit: config.rpm, remaining: a, resetAtUnixSec: b },
+        balanceMicros: c,
         settled: false,
       };
     }

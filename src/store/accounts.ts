@@ -1,12 +1,13 @@
 // Accounts and their passwords. A status or tier change records a change event, so every
 // instance drops the account from its cache.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import { checkMicros } from '../billing/money.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { newId } from '../ids.js';
 import { appendLedgerEntry } from './ledger.js';
-import { isUniqueViolation, now, type Db } from './sql.js';
-import { EmailTakenError, NotFoundInStoreError, type Account, type AccountStatus, type NewSignUp, type SubscriptionStatus } from './store.js';
+import { checkLimit, isUniqueViolation, now, type Db } from './sql.js';
+import { EmailTakenError, NotFoundInStoreError, type Account, type AccountPage, type AccountQuery, type AccountRole, type AccountStatus, type NewSignUp, type SubscriptionStatus } from './store.js';
 import type { AccountsTable } from './tables.js';
 
 export interface NewAccount {
@@ -38,8 +39,32 @@ export async function listAccounts(db: Db): Promise<Account[]> {
   return rows.map(toAccount);
 }
 
+export async function searchAccounts(db: Db, query: AccountQuery): Promise<AccountPage> {
+  let matching = db.selectFrom('accounts');
+  const search = query.search?.trim().toLowerCase();
+  if (search) {
+    // LIKE's wildcards in the search are meant literally.
+    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    matching = matching.where((eb) =>
+      eb.or([
+        eb('email', 'like', sql<string>`${pattern} escape '\\'`),
+        eb(sql`lower(coalesce(name, ''))`, 'like', sql<string>`${pattern} escape '\\'`),
+        eb('id', '=', query.search!.trim()),
+      ]),
+    );
+  }
+  const [rows, count] = await Promise.all([
+    matching.selectAll().orderBy('created_at').orderBy('id').limit(checkLimit(query.limit)).offset(checkLimit(query.offset)).execute(),
+    matching.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    accounts: rows.map((row) => ({ ...toAccount(row), balanceMicros: checkMicros(Number(row.balance_micros)) })),
+    total: Number(count.total),
+  };
+}
+
 /** In the caller's transaction. */
-export async function updateAccount(trx: Db, dialect: Dialect, accountId: string, changes: { status?: AccountStatus; tier?: string }): Promise<Account> {
+export async function updateAccount(trx: Db, dialect: Dialect, accountId: string, changes: { status?: AccountStatus; tier?: string; role?: AccountRole }): Promise<Account> {
   const row = await trx
     .updateTable('accounts')
     .set({ ...changes, updated_at: now() })
@@ -101,6 +126,7 @@ function newAccountRow(input: NewAccount, at: string): AccountsTable {
     balance_version: 0,
     subscription_grace_until: null,
     subscription_cancel_at_period_end: 0,
+    role: 'customer',
   };
 }
 
@@ -115,6 +141,7 @@ export function toAccount(row: Selectable<AccountsTable>): Account {
     subscriptionPeriodEnd: row.subscription_period_end,
     subscriptionGraceUntil: row.subscription_grace_until,
     cancelAtPeriodEnd: Number(row.subscription_cancel_at_period_end) === 1,
+    role: row.role === 'operator' ? 'operator' : 'customer',
     createdAt: row.created_at,
   };
 }

@@ -19,6 +19,7 @@ export async function createRedemptionCodes(db: Db, codes: readonly NewRedemptio
     created_at: at,
     redeemed_by: null,
     redeemed_at: null,
+    disabled_at: null,
   }));
   if (rows.length > 0) await db.insertInto('redemption_codes').values(rows).execute();
   return rows.map(toRedemptionCode);
@@ -39,17 +40,30 @@ export async function redeemCode(trx: Db, dialect: Dialect, accountId: string, c
     .set({ redeemed_by: accountId, redeemed_at: nowIso })
     .where('code_hash', '=', codeHash)
     .where('redeemed_at', 'is', null)
+    .where('disabled_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
     .returning(['id', 'amount_micros'])
     .executeTakeFirst();
   if (!claimed) {
     const code = await trx.selectFrom('redemption_codes').select(['expires_at', 'redeemed_at']).where('code_hash', '=', codeHash).executeTakeFirst();
     if (!code) return { outcome: 'unknown' };
+    // A disabled code reads to the customer as one that ran out.
     return { outcome: code.redeemed_at !== null ? 'already_redeemed' : 'expired' };
   }
   const amountMicros = checkMicros(Number(claimed.amount_micros));
   const { balanceMicros } = await appendLedgerEntry(trx, dialect, { accountId, kind: 'top_up', amountMicros, reason: 'redemption code', reference: claimed.id });
   return { outcome: 'redeemed', codeId: claimed.id, amountMicros, balanceMicros };
+}
+
+export async function findRedemptionCode(db: Db, codeId: string): Promise<RedemptionCode | undefined> {
+  const row = await db.selectFrom('redemption_codes').selectAll().where('id', '=', codeId).executeTakeFirst();
+  return row && toRedemptionCode(row);
+}
+
+/** A redeemed code stays as it is (its credits were given); any other is disabled once. */
+export async function disableRedemptionCode(db: Db, codeId: string): Promise<RedemptionCode | undefined> {
+  await db.updateTable('redemption_codes').set({ disabled_at: now() }).where('id', '=', codeId).where('disabled_at', 'is', null).where('redeemed_at', 'is', null).execute();
+  return findRedemptionCode(db, codeId);
 }
 
 function toRedemptionCode(row: Selectable<RedemptionCodesTable>): RedemptionCode {
@@ -61,5 +75,6 @@ function toRedemptionCode(row: Selectable<RedemptionCodesTable>): RedemptionCode
     createdAt: row.created_at,
     redeemedBy: row.redeemed_by,
     redeemedAt: row.redeemed_at,
+    disabledAt: row.disabled_at,
   };
 }

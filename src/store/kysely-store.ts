@@ -1,9 +1,13 @@
 // The one implementation of the Store port, for SQLite and PostgreSQL: a thin class over
-// the domain modules (accounts, keys, sessions, ledger, usage, codes, payments, changes), each of
-// which runs on the database or on a transaction. Writes that change several rows run in
-// a transaction of their own, or in the caller's (`transaction(fn)`).
+// the domain modules (accounts, keys, sessions, ledger, usage, codes, payments, audit,
+// admin keys, changes), each of which runs on the database or on a transaction. Writes
+// that change several rows run in a transaction of their own, or in the caller's
+// (`transaction(fn)`).
 import { Migrator } from 'kysely';
 import * as accounts from './accounts.js';
+import * as accountTokens from './account-tokens.js';
+import * as adminKeys from './admin-keys.js';
+import * as audit from './audit.js';
 import * as changes from './changes.js';
 import * as codes from './codes.js';
 import type { Dialect } from './dialect.js';
@@ -19,12 +23,23 @@ import * as sessions from './sessions.js';
 import type { Db } from './sql.js';
 import type {
   Account,
+  AccountPage,
+  AccountQuery,
+  AccountRole,
+  AdminKeyRecord,
+  AuditEntry,
+  AuditQuery,
+  NewAdminKey,
+  NewAuditEntry,
+  UsageReport,
   AutoRecharge,
   CappedCharge,
   AccountStatus,
   ApiKeyRecord,
   ChangeEvent,
   LedgerEntry,
+  NewAccountToken,
+  PendingSignUp,
   NewApiKey,
   KeyUpdate,
   NewLedgerEntry,
@@ -48,6 +63,7 @@ import type {
   VersionedBalance,
 } from './store.js';
 import * as usage from './usage.js';
+import { reportUsage } from './usage-report.js';
 
 export interface StoreLocation {
   /** postgres://... when set; otherwise the SQLite file. */
@@ -118,6 +134,14 @@ export class KyselyStore implements Store {
     return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { tier }));
   }
 
+  setAccountRole(accountId: string, role: AccountRole): Promise<Account> {
+    return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { role }));
+  }
+
+  searchAccounts(query: AccountQuery): Promise<AccountPage> {
+    return accounts.searchAccounts(this.db, query);
+  }
+
   signUp(input: NewSignUp): Promise<Account> {
     return this.write((trx) => accounts.signUp(trx, this.sqlDialect, input));
   }
@@ -152,6 +176,22 @@ export class KyselyStore implements Store {
 
   deleteExpiredSessions(nowIso: string): Promise<void> {
     return sessions.deleteExpiredSessions(this.db, nowIso);
+  }
+
+  createAccountToken(token: NewAccountToken): Promise<void> {
+    return accountTokens.createAccountToken(this.db, token);
+  }
+
+  resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined> {
+    return this.write((trx) => accountTokens.resetPassword(trx, tokenHash, passwordHash, nowIso));
+  }
+
+  createPendingSignUp(pending: PendingSignUp): Promise<void> {
+    return accountTokens.createPendingSignUp(this.db, pending);
+  }
+
+  takePendingSignUp(tokenHash: string, nowIso: string): Promise<{ email: string; name: string | null; passwordHash: string } | undefined> {
+    return accountTokens.takePendingSignUp(this.db, tokenHash, nowIso);
   }
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {
@@ -318,6 +358,50 @@ export class KyselyStore implements Store {
 
   disableAutoRecharge(accountId: string, notice: string): Promise<void> {
     return payments.disableAutoRecharge(this.db, accountId, notice);
+  }
+
+  disableRedemptionCode(codeId: string): Promise<RedemptionCode | undefined> {
+    return codes.disableRedemptionCode(this.db, codeId);
+  }
+
+  findRedemptionCode(codeId: string): Promise<RedemptionCode | undefined> {
+    return codes.findRedemptionCode(this.db, codeId);
+  }
+
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    return audit.appendAudit(this.db, entry);
+  }
+
+  listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return audit.listAudit(this.db, query);
+  }
+
+  createAdminKey(input: NewAdminKey): Promise<AdminKeyRecord> {
+    return adminKeys.createAdminKey(this.db, input);
+  }
+
+  findAdminKeyByHash(keyHash: string): Promise<AdminKeyRecord | undefined> {
+    return adminKeys.findAdminKeyByHash(this.db, keyHash);
+  }
+
+  findAdminKeyById(keyId: string): Promise<AdminKeyRecord | undefined> {
+    return adminKeys.findAdminKeyById(this.db, keyId);
+  }
+
+  listAdminKeys(): Promise<AdminKeyRecord[]> {
+    return adminKeys.listAdminKeys(this.db);
+  }
+
+  revokeAdminKey(keyId: string): Promise<AdminKeyRecord | undefined> {
+    return adminKeys.revokeAdminKey(this.db, keyId);
+  }
+
+  touchAdminKey(keyId: string, lastUsedAt: string): Promise<void> {
+    return adminKeys.touchAdminKey(this.db, keyId, lastUsedAt);
+  }
+
+  reportUsage(range: TimeRange, options?: { accountId?: string; top?: number }): Promise<UsageReport> {
+    return reportUsage(this.db, range, options);
   }
 
   latestChangeId(): Promise<number> {

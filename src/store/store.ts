@@ -1,8 +1,11 @@
 // The store as the app sees it, in domain words. One implementation (kysely-store.ts)
 // serves SQLite and PostgreSQL.
+import type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
 import type { RequestLogStore } from './request-log-store.js';
+import type { AccountQuery, AdminStore } from './admin-store.js';
 
 export type AccountStatus = 'active' | 'suspended';
+export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'inactive';
 
 export interface Account {
@@ -17,6 +20,7 @@ export interface Account {
   subscriptionGraceUntil: string | null;
   /** The subscription ends at the period's end rather than renewing. */
   cancelAtPeriodEnd: boolean;
+  role: AccountRole;
   createdAt: string;
 }
 
@@ -137,6 +141,18 @@ export interface Session {
   lastSeenAt: string;
 }
 
+/** A one-time link's token, as stored: its hash, never the token. */
+export interface NewAccountToken {
+  tokenHash: string;
+  accountId: string;
+  purpose: 'password_reset';
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A sign-up waiting for the link mailed to its address (the token's hash, never the token). */
+export interface PendingSignUp extends Omit<NewAccountToken, 'accountId' | 'purpose'>, Pick<NewSignUp, 'email' | 'name' | 'passwordHash'> {}
+
 /** A code the operator issued; whoever redeems it first gets its credits. */
 export interface RedemptionCode {
   id: string;
@@ -147,6 +163,8 @@ export interface RedemptionCode {
   createdAt: string;
   redeemedBy: string | null;
   redeemedAt: string | null;
+  /** Withdrawn by an operator: it no longer redeems. */
+  disabledAt: string | null;
 }
 
 export interface NewRedemptionCode {
@@ -180,57 +198,6 @@ export interface TimeRange {
   untilIso: string;
 }
 
-export type PaymentKind = 'top_up' | 'auto_recharge' | 'subscription';
-export type PaymentStatus = 'pending' | 'paid' | 'refunded' | 'disputed' | 'failed';
-
-/** Money received (or expected) through Stripe, naming the Stripe objects it came from. */
-export interface Payment {
-  id: string;
-  accountId: string;
-  kind: PaymentKind;
-  status: PaymentStatus;
-  currency: string;
-  /** In the currency's minor units (cents), as Stripe counts. */
-  amountMinor: number;
-  refundedMinor: number;
-  creditsMicros: number;
-  checkoutSessionId: string | null;
-  paymentIntentId: string | null;
-  invoiceId: string | null;
-  receiptUrl: string | null;
-  invoiceUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type NewPayment = Pick<Payment, 'accountId' | 'kind' | 'status' | 'currency' | 'amountMinor' | 'creditsMicros'> &
-  Partial<Pick<Payment, 'checkoutSessionId' | 'paymentIntentId' | 'invoiceId' | 'receiptUrl' | 'invoiceUrl'>>;
-
-export type PaymentChanges = Partial<Pick<Payment, 'status' | 'paymentIntentId' | 'refundedMinor' | 'receiptUrl' | 'invoiceUrl'>>;
-
-/** A Stripe object a payment names; any one of them finds it. */
-export type PaymentRef = { id: string } | { checkoutSessionId: string } | { paymentIntentId: string } | { invoiceId: string };
-
-/** A webhook event as received, kept so it counts once and can be replayed. */
-export interface StripeEventRecord {
-  id: string;
-  type: string;
-  accountId: string | null;
-  /** The event's JSON as Stripe sent it. */
-  payload: string;
-  /** Stripe's time, Unix seconds. */
-  createdAt: number;
-  processedAt: string;
-}
-
-export interface StripeCustomer {
-  accountId: string;
-  customerId: string;
-  subscriptionId: string | null;
-  /** Stripe's time (Unix seconds) of the newest subscription state applied. */
-  stateAt: number;
-}
-
 /** What a subscription event says about an account's plan. */
 export interface SubscriptionState {
   tier: string;
@@ -239,20 +206,6 @@ export interface SubscriptionState {
   graceUntil: string | null;
   cancelAtPeriodEnd: boolean;
   subscriptionId: string | null;
-}
-
-/** "When my balance falls below the threshold, add the amount." */
-export interface AutoRecharge {
-  accountId: string;
-  thresholdMicros: number;
-  amountMinor: number;
-  enabled: boolean;
-  /** May fire at the next crossing of the threshold. */
-  armed: boolean;
-  /** Charges fired so far. */
-  sequence: number;
-  /** Why it turned itself off, for the dashboard. */
-  notice: string | null;
 }
 
 export interface NewSignUp {
@@ -264,7 +217,23 @@ export interface NewSignUp {
   creditsMicros: number;
 }
 
-export interface Store extends RequestLogStore {
+export type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentKind, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
+export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, AuditEntry, AuditQuery, AuditState, NewAdminKey, NewAuditEntry } from './admin-store.js';
+
+/** A page of accounts with their balances, and how many match the search in all. */
+export type AccountPage = { accounts: (Account & { balanceMicros: number })[]; total: number };
+
+/** Usage of every account (or one) over a period, summed in SQL. */
+export interface UsageReport {
+  days: (UsageTotals & { date: string })[];
+  byModel: (UsageTotals & { model: string })[];
+  byAccount: (UsageTotals & { accountId: string; email: string })[];
+  byKey: (UsageTotals & { keyId: string; keyName: string; accountId: string })[];
+  byStatus: { status: number; requests: number }[];
+  creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: top-ups, subscription credits
+}
+
+export interface Store extends AdminStore, RequestLogStore {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`
@@ -281,6 +250,9 @@ export interface Store extends RequestLogStore {
   listAccounts(): Promise<Account[]>;
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
   setAccountTier(accountId: string, tier: string): Promise<Account>;
+  setAccountRole(accountId: string, role: AccountRole): Promise<Account>;
+  /** Oldest first, `limit` from `offset`, with their balances and the count of all that match. */
+  searchAccounts(query: AccountQuery): Promise<AccountPage>;
 
   /** An account with a password (and its sign-up credits), all or nothing. Throws EmailTakenError. */
   signUp(input: NewSignUp): Promise<Account>;
@@ -294,6 +266,16 @@ export interface Store extends RequestLogStore {
   /** Signs the account out everywhere but the session kept. */
   deleteOtherSessions(accountId: string, keepTokenHash: string): Promise<void>;
   deleteExpiredSessions(nowIso: string): Promise<void>;
+
+  createAccountToken(token: NewAccountToken): Promise<void>;
+  /**
+   * Uses a password-reset token once: sets the password and ends every session of the
+   * account, all or nothing. Undefined (nothing changed) when the token is unknown, used or expired.
+   */
+  resetPassword(tokenHash: string, passwordHash: string, nowIso: string): Promise<string | undefined>;
+  createPendingSignUp(pending: PendingSignUp): Promise<void>;
+  /** Uses a sign-up's confirmation token once; undefined when unknown, used or expired. */
+  takePendingSignUp(tokenHash: string, nowIso: string): Promise<Omit<PendingSignUp, 'tokenHash' | 'createdAt' | 'expiresAt'> | undefined>;
 
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
@@ -390,6 +372,13 @@ export interface Store extends RequestLogStore {
   claimAutoRecharge(accountId: string): Promise<number | undefined>;
   rearmAutoRecharge(accountId: string): Promise<void>;
   disableAutoRecharge(accountId: string, notice: string): Promise<void>;
+
+  /** Marks an unredeemed code disabled; undefined when there is no such code. */
+  disableRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
+  findRedemptionCode(codeId: string): Promise<RedemptionCode | undefined>;
+
+  /** Every account's usage in the range (or one account's), by day, model, account, key and status. */
+  reportUsage(range: TimeRange, options?: { accountId?: string; top?: number }): Promise<UsageReport>;
 
   latestChangeId(): Promise<number>;
   changesAfter(id: number): Promise<ChangeEvent[]>;

@@ -19,6 +19,7 @@ export interface AccountsTable {
   /** past_due keeps a paid tier until then (migration 0005). */
   subscription_grace_until: string | null;
   subscription_cancel_at_period_end: number; // 0 | 1
+  role: string; // 'customer' | 'operator' (migration 0007)
 }
 
 export interface ApiKeysTable {
@@ -108,6 +109,27 @@ export interface SessionsTable {
   last_seen_at: string;
 }
 
+/** One-time links for an account's owner (a password reset); only the token's SHA-256 is kept. */
+export interface AccountTokensTable {
+  token_hash: string; // hex SHA-256 of the token in the link
+  account_id: string;
+  purpose: string; // NewAccountToken['purpose']
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A sign-up waiting for its owner to open the link mailed to the address. */
+export interface PendingSignUpsTable {
+  token_hash: string; // hex SHA-256 of the token in the link
+  email: string;
+  name: string | null;
+  password_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface RedemptionCodesTable {
   id: string;
   code_hash: string; // hex SHA-256 of the canonical code
@@ -117,6 +139,7 @@ export interface RedemptionCodesTable {
   created_at: string;
   redeemed_by: string | null;
   redeemed_at: string | null;
+  disabled_at: string | null; // an operator withdrew it (migration 0007)
 }
 
 /** An account's customer at Stripe, and the newest subscription state applied to it. */
@@ -167,9 +190,37 @@ export interface PaymentsTable {
   updated_at: string;
 }
 
+/** One row per admin action (CLI, admin API, console), written with the change itself. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_kind: string; // ActorKind
+  actor_id: string;
+  action: string; // AuditAction
+  target_kind: string;
+  target_id: string;
+  before_json: string | null;
+  after_json: string | null;
+  created_at: string;
+}
+
+/** Keys of the admin API; only the SHA-256 of the secret is stored. */
+export interface AdminKeysTable {
+  id: string;
+  name: string;
+  key_hash: string;
+  prefix: string;
+  last_four: string;
+  scopes: string; // comma-separated AdminScope
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
+  account_tokens: AccountTokensTable;
+  pending_sign_ups: PendingSignUpsTable;
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
   ledger_entries: LedgerEntriesTable;
@@ -181,6 +232,8 @@ export interface Database {
   auto_recharges: AutoRechargesTable;
   stripe_events: StripeEventsTable;
   payments: PaymentsTable;
+  audit_log: AuditLogTable;
+  admin_keys: AdminKeysTable;
 }
 
 /**
@@ -191,6 +244,8 @@ export interface Database {
 const TABLES_IN_COPY_ORDER = {
   accounts: true,
   account_passwords: true,
+  account_tokens: true,
+  pending_sign_ups: true,
   api_keys: true,
   sessions: true,
   redemption_codes: true,
@@ -201,6 +256,8 @@ const TABLES_IN_COPY_ORDER = {
   auto_recharges: true,
   stripe_events: true,
   payments: true,
+  admin_keys: true,
+  audit_log: true,
   change_events: true,
 } as const satisfies Record<keyof Database, true>;
 

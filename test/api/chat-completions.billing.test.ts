@@ -47,7 +47,7 @@ describe('402 Payment Required', () => {
     });
     expect(res.status).toBe(402);
     expect(await jsonOf(res)).toEqual({
-      error: { message: 'Insufficient credits. Please top up your balance to continue.', code: 402, request_id: res.headers.get('x-request-id') },
+      error: { message: 'Insufficient credits. Please top up your balance to continue.', code: 402, request_id: res.headers.get('x-request-id'), credits_available: 0 },
     });
     const err = await t.client(apiKey).chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);

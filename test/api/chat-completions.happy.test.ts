@@ -93,7 +93,7 @@ describe('models', () => {
     const res = await fetch(`${t.baseURL}/models`, { headers: { authorization: `Bearer ${apiKey}` } });
     const body = await jsonOf(res);
     expect(body.object).toBe('list');
-    expect(body.data[0]).toMatchObject({ object: 'model', owned_by: 'lmgate', context_length: 128000, pricing: { input: 0, output: 0 } });
+    expect(body.data[0]).toMatchObject({ object: 'model', owned_by: 'lmgate', context_length: 128000, pricing: { input: 0.5, output: 1.5 } });
     expect(typeof body.data[0].created).toBe('number');
   });
 

@@ -7,6 +7,7 @@ import { generateApiKey } from '../../src/auth/api-key.js';
 import { LEAK_REPORTS_PER_WINDOW } from '../../src/http/routes/leak-report.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 
 const CHAT = { model: 'demo-echo', messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -83,6 +84,35 @@ describe('leak report on one instance', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address is not held back.
     expect((await report(t.origin, { keys: ['x'] }, '203.0.113.5')).status).toBe(200);
+  });
+});
+
+describe('leak report with mail configured', () => {
+  let t: TestApp;
+  let inbox: SmtpInbox;
+  beforeAll(async () => {
+    inbox = await startSmtpInbox();
+    t = await startApp({
+      overrides: {
+        server: { port: 0, public_url: 'https://dash.example.test' },
+        smtp: { host: '127.0.0.1', port: inbox.port, secure: false, from: 'lmgate <no-reply@example.test>' },
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await inbox?.close();
+  });
+
+  it('mails the account owner where the key was found, and nothing for garbage or unknown keys', async () => {
+    const { account, apiKey } = await t.createAccount({ email: 'owner-of-leak@example.test' });
+    const url = 'https://gist.example.test/abc';
+    expect((await report(t.origin, { keys: [generateApiKey().secret, 'junk', apiKey], url })).status).toBe(200);
+    const mail = await inbox.next(account.email);
+    expect(mail.subject).toBe('An API key of yours was found in public and revoked');
+    expect(mail.text).toContain(`key "test" (${apiKey.slice(0, 11)}...${apiKey.slice(-4)}) was reported found in public at ${url}`);
+    expect(mail.text).toContain('https://dash.example.test/keys');
+    expect(inbox.messages).toHaveLength(1);
   });
 });
 

@@ -18,6 +18,7 @@ beforeAll(async () => {
   t = await startApp({
     overrides: {
       signup: { credits: 10 },
+      contact: 'billing@example.test',
       models: {
         'demo-echo': { backend: 'demo', kind: 'echo', price: { input: 0.15, output: 0.6 } },
         'demo-lorem': { backend: 'demo', kind: 'lorem', price: { input: 1.25, output: 10 }, context: 32_768, max_output: 4_096 },
@@ -92,9 +93,15 @@ describe('billing', () => {
     const plan = (name: string) => page.getByRole('article', { name });
 
     await plan('Free').getByText('Current plan').waitFor();
-    expect(await plan('Pro').innerText()).toMatch(/20\s*per month/);
+    expect(await plan('Pro').innerText()).toMatch(/\$20\.00\s*per month/);
     expect(await plan('Pro').innerText()).toContain('25.00 credits included every month');
-    expect(await plan('Pro').innerText()).toContain('Contact the operator to subscribe to this plan.');
+    // "Free" once (the name); no glob patterns, the models by name; the operator's contact.
+    expect((await plan('Free').innerText()).match(/Free/g)).toHaveLength(1);
+    expect(await plan('Free').innerText()).toContain('No monthly fee');
+    expect(await plan('Free').innerText()).not.toContain('demo-*');
+    expect(await plan('Free').getByRole('listitem').allInnerTexts()).toEqual(['demo-echo', 'demo-lorem']);
+    expect(await plan('Pro').innerText()).toContain('To subscribe to this plan, contact the operator (billing@example.test).');
+    expect(await plan('Pro').getByRole('link', { name: 'billing@example.test' }).getAttribute('href')).toBe('mailto:billing@example.test');
     expect(await plan('Pro').getByRole('button').count()).toBe(0);
     // Without payments.stripe, nothing of Stripe's is offered.
     await page.getByTestId('ledger').or(page.getByText('No changes yet.')).waitFor();

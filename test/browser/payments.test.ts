@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { paymentsConfig } from '../payments/payments-fixtures.js';
+import { EMPTY_SIGN_UPS, paymentsConfig } from '../payments/payments-fixtures.js';
 import { launchBrowser, openPage } from './browser.js';
 import { signUp, uniqueEmail } from './dashboard.js';
 
@@ -21,6 +21,7 @@ beforeAll(async () => {
   t = await startApp({
     overrides: {
       payments: paymentsConfig(fake), // $10 buys 20 credits; presets $10 and $25
+      signup: EMPTY_SIGN_UPS,
       tiers: {
         free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'] },
         pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },

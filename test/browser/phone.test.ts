@@ -62,9 +62,37 @@ describe('on a phone', () => {
       assertClean();
     }
 
-    // The navigation stays reachable: its links scroll sideways within the bar.
+    // Every page is reachable from the Menu button, which closes once a page is chosen.
+    const menu = page.getByRole('button', { name: 'Menu' });
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await page.goto('/');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await nav.isVisible()).toBe(false);
+    for (const { path, heading } of [...pages.slice(1), pages[0]!]) {
+      await menu.click();
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      if (path === '/settings') await screenshot('phone-menu');
+      await nav.getByRole('link', { name: heading, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(path);
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await nav.isVisible()).toBe(false);
+    }
+    // Escape closes it and gives the focus back to the button.
+    await menu.click();
+    await nav.getByRole('link', { name: 'Usage' }).focus();
+    await page.keyboard.press('Escape');
+    expect(await nav.isVisible()).toBe(false);
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Menu');
+    assertClean();
+  });
+
+  it('on a desktop the pages are in the bar, with no menu button', async () => {
+    const { page, assertClean } = await openPage(browser, t.origin);
+    await signUp(page, uniqueEmail('desk'));
+    expect(await page.getByRole('button', { name: 'Menu' }).isVisible()).toBe(false);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-    await page.waitForURL('**/settings');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
     assertClean();
   });
 });

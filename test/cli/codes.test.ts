@@ -93,7 +93,7 @@ describe('lmgate codes on SQLite', () => {
     expect(created.stdout).not.toContain('2100-01-01');
     await run('codes', 'create', '--credits', '2');
     const listed = await run('codes', 'list');
-    expect(listed.out[0]).toMatch(/^hint\s+amount\s+expires\s+created_at\s+redeemed_by\s+redeemed_at\s+id$/);
+    expect(listed.out[0]).toMatch(/^hint\s+amount\s+expires\s+created_at\s+redeemed_by\s+redeemed_at\s+disabled_at\s+id$/);
     expect(listed.out).toHaveLength(3);
     expect(listed.stdout).not.toContain(code);
     const row = listed.out.find((line) => line.startsWith(`LMG-…-${code.slice(-4)} `));
@@ -118,7 +118,7 @@ describe('lmgate codes on SQLite', () => {
     [['codes', 'create', '--credits', '1', '--count', '1001'], /--count must be/],
     [['codes', 'create', '--credits', '1', '--expires', '2020-01-01'], /already past/],
     [['codes', 'create', '--credits', '1', '--expires', '2099-02-30'], /not a date/],
-    [['codes', 'frobnicate'], /expected create or list/],
+    [['codes', 'frobnicate'], /expected create, list or disable/],
   ])('refuses %j with a message and exit 1', async (argv, message) => {
     const result = await run(...argv);
     expect(result.code).toBe(1);

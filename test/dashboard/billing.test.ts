@@ -41,9 +41,9 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
       current: 'free',
       subscriptionStatus: 'inactive',
       plans: [
-        { name: 'free', subscription: false, priceMonth: null, creditsMonthMicros: null, rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], selfService: true, current: true },
-        { name: 'starter', subscription: false, priceMonth: null, creditsMonthMicros: null, rpm: 5, tpm: 50_000, concurrency: 2, models: ['demo-*'], selfService: true, current: false },
-        { name: 'pro', subscription: true, priceMonth: 20, creditsMonthMicros: 25_000_000, rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], selfService: false, current: false },
+        { name: 'free', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-echo', 'demo-lorem'], selfService: true, current: true },
+        { name: 'starter', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 5, tpm: 50_000, concurrency: 2, models: ['demo-echo', 'demo-lorem'], selfService: true, current: false },
+        { name: 'pro', subscription: true, priceMonth: 20, currency: 'usd', creditsMonthMicros: 25_000_000, rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['demo-echo', 'demo-lorem'], selfService: false, current: false },
       ],
     });
   });
@@ -95,13 +95,20 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
     } finally {
       await t.app.changeFeed.start();
     }
+    // The demo model is priced: the call spent part of the code's credits.
+    await t.flushUsage();
+    const [usage] = await t.store.listUsage(client.account.id);
+    expect(usage!.costMicros).toBeGreaterThan(0);
     const ledger = await client.get('/ledger');
     expect(ledger.body).toEqual({
-      balanceMicros: 4_000_000,
-      entries: [{ id: expect.any(Number), kind: 'top_up', amountMicros: 4_000_000, reason: 'redemption code', createdAt: expect.any(String) }],
+      balanceMicros: 4_000_000 - usage!.costMicros,
+      entries: [
+        { id: expect.any(Number), kind: 'usage', amountMicros: -usage!.costMicros, reason: expect.any(String), createdAt: expect.any(String) },
+        { id: expect.any(Number), kind: 'top_up', amountMicros: 4_000_000, reason: 'redemption code', createdAt: expect.any(String) },
+      ],
     });
-    expect((await t.store.listLedger(client.account.id))[0]!.reference).toBe(id);
-    expect((await client.get('/overview')).body.balanceMicros).toBe(4_000_000);
+    expect((await t.store.listLedger(client.account.id))[1]!.reference).toBe(id);
+    expect((await client.get('/overview')).body.balanceMicros).toBe(4_000_000 - usage!.costMicros);
 
     expectUnifiedError(await client.post('/redeem', { code }), 409, 'This code has already been redeemed.');
     expectUnifiedError(await (await sessionClient(t)).post('/redeem', { code }), 409);

@@ -18,7 +18,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard sign-in on %s', (datab
   it('GET /config answers without a session, with the base addresses and no-store', async () => {
     const res = await new DashboardClient(t).get('/config');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ signupOpen: true, baseUrls: [`${t.origin}/v1`, `${t.origin}/api/v1`] });
+    expect(res.body).toEqual({ signupOpen: true, passwordResetByMail: false, verifyEmail: false, contact: null, baseUrls: [`${t.origin}/v1`, `${t.origin}/api/v1`] });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
@@ -35,6 +35,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard sign-in on %s', (datab
       status: 'active',
       subscriptionStatus: 'inactive',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      role: 'customer',
     });
     expect(res.body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
 

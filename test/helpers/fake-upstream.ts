@@ -21,6 +21,8 @@ export interface FakeUpstreamBehaviour {
   dropAfterChunks?: number;
   /** Never report usage (some Ollama/llama.cpp versions). */
   noUsage?: boolean;
+  /** The upstream's own `usage.cost` (OpenRouter reports one, in dollars). */
+  usageCost?: number;
   /** The answer's content, one piece per streamed chunk. */
   pieces?: string[];
   /** Streaming: wait this long between chunks (a slow trickle). */
@@ -164,8 +166,12 @@ async function answer(res: ServerResponse, request: Record<string, unknown>, beh
     choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, logprobs: null, finish_reason: 'stop' }],
     system_fingerprint: 'fp_fake',
   };
-  if (!behaviour.noUsage) completion.usage = FAKE_USAGE;
+  if (!behaviour.noUsage) completion.usage = usageOf(behaviour);
   res.end(JSON.stringify(completion));
+}
+
+function usageOf(behaviour: FakeUpstreamBehaviour): Record<string, number> {
+  return behaviour.usageCost === undefined ? FAKE_USAGE : { ...FAKE_USAGE, cost: behaviour.usageCost };
 }
 
 async function streamAnswer(
@@ -226,7 +232,7 @@ async function streamAnswer(
     sent++;
   }
   for (let index = 0; index < choiceCount; index++) await write(chunk([{ index, delta: {}, logprobs: null, finish_reason: index === 0 ? 'stop' : 'length' }]));
-  if (withUsage) await write(chunk([], FAKE_USAGE));
+  if (withUsage) await write(chunk([], usageOf(behaviour)));
   await write(`data: [DONE]${eol}${eol}`);
   res.end();
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Usage } from '../../src/billing/usage.js';
 import type { ChatRequest } from '../../src/chat/chat-request.js';
 import { ClientGoneError } from '../../src/errors.js';
 import type { BackendCall, ChunkSink } from '../../src/models/backend.js';
@@ -12,6 +13,7 @@ interface UsageBody {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cost: number;
   prompt_tokens_details: { cached_tokens: number; audio_tokens: number };
   completion_tokens_details: {
     reasoning_tokens: number;
@@ -53,11 +55,17 @@ interface Chunk {
   usage?: UsageBody | null;
 }
 
+/** The charge the test calls report: 3 micro-credits per prompt token, 7 per completion token. */
+function testCharge({ promptTokens, completionTokens }: Usage): number {
+  return promptTokens * 3 + completionTokens * 7;
+}
+
 function usageBody(promptTokens: number, completionTokens: number): UsageBody {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
+    cost: testCharge({ promptTokens, completionTokens }) / 1_000_000,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: {
       reasoning_tokens: 0,
@@ -142,6 +150,7 @@ function callFor(request: Partial<ChatRequest>, overrides: Partial<BackendCall> 
     promptTokens: 11,
     maxOutputTokens: 4096,
     includeUsage: false,
+    chargeMicros: testCharge,
     client: clientLinkOf(),
     ...overrides,
   };

@@ -8,6 +8,7 @@ import {
   UpstreamTimeoutError,
   type LmgateError,
 } from '../../src/errors.js';
+import type { Usage } from '../../src/billing/usage.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../../src/models/backend.js';
 import {
   createOpenAICompatibleBackend,
@@ -74,8 +75,19 @@ function call(options: { stream?: boolean; includeUsage?: boolean; signal?: Abor
     promptTokens: PROMPT_TOKENS,
     maxOutputTokens: 1000,
     includeUsage: options.includeUsage ?? false,
+    chargeMicros: testCharge,
     client: clientLinkOf(options.signal),
   };
+}
+
+/** The charge the test calls report: 3 micro-credits per prompt token, 7 per completion token. */
+function testCharge({ promptTokens, completionTokens }: Usage): number {
+  return promptTokens * 3 + completionTokens * 7;
+}
+
+/** The usage a client is shown: the counts and lmgate's cost in credits. */
+function shownUsage(promptTokens: number, completionTokens: number): Record<string, number> {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, cost: testCharge({ promptTokens, completionTokens }) / 1_000_000 };
 }
 
 interface CollectingSink extends ChunkSink {
@@ -144,6 +156,7 @@ describe('non-streaming', () => {
       { index: 0, message: { role: 'assistant', content: DEFAULT_PIECES.join('') }, logprobs: null, finish_reason: 'stop' },
     ]);
     expect(result.usage).toEqual({ promptTokens: FAKE_USAGE.prompt_tokens, completionTokens: FAKE_USAGE.completion_tokens });
+    expect(body.usage).toEqual(shownUsage(FAKE_USAGE.prompt_tokens, FAKE_USAGE.completion_tokens));
     expect(result.finishReason).toBe('stop');
 
     expect(fake.requests).toHaveLength(1);
@@ -173,11 +186,7 @@ describe('non-streaming', () => {
     const result = await backend.complete(call());
     const expected = { promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(DEFAULT_PIECES.join('')) };
     expect(result.usage).toEqual(expected);
-    expect((JSON.parse(result.body) as { usage: unknown }).usage).toEqual({
-      prompt_tokens: expected.promptTokens,
-      completion_tokens: expected.completionTokens,
-      total_tokens: expected.promptTokens + expected.completionTokens,
-    });
+    expect((JSON.parse(result.body) as { usage: unknown }).usage).toEqual(shownUsage(expected.promptTokens, expected.completionTokens));
   });
 
   it('a slow answer beyond the total limit is a 504', async () => {
@@ -241,7 +250,7 @@ describe('streaming', () => {
     expect(sink.chunks).toHaveLength(DEFAULT_PIECES.length + 3);
     const last = sink.chunks.at(-1)!;
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual(FAKE_USAGE);
+    expect(last.usage).toEqual(shownUsage(FAKE_USAGE.prompt_tokens, FAKE_USAGE.completion_tokens));
     expect(last.model).toBe(MODEL_ID);
     expect(sink.chunks[0]!.usage).toBeNull();
   });
@@ -262,11 +271,20 @@ describe('streaming', () => {
     const last = shown.chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.model).toBe(MODEL_ID);
-    expect(last.usage).toEqual({
-      prompt_tokens: expected.promptTokens,
-      completion_tokens: expected.completionTokens,
-      total_tokens: expected.promptTokens + expected.completionTokens,
-    });
+    expect(last.usage).toEqual(shownUsage(expected.promptTokens, expected.completionTokens));
+  });
+
+  it("replaces an upstream's own usage cost with lmgate's, streamed or whole, compact or spaced", async () => {
+    for (const spacedJson of [false, true]) {
+      const fake = await upstream({ usageCost: 0.25, spacedJson });
+      const backend = backendFor([deployment(fake.url)]);
+      const expected = shownUsage(FAKE_USAGE.prompt_tokens, FAKE_USAGE.completion_tokens);
+      const sink = collectingSink();
+      await backend.stream(call({ stream: true, includeUsage: true }), sink);
+      expect(sink.chunks.at(-1)!.usage).toEqual(expected);
+      const whole = await backend.complete(call());
+      expect((JSON.parse(whole.body) as { usage: unknown }).usage).toEqual(expected);
+    }
   });
 
   it('shows lmgate’s model id when the upstream names a dated snapshot, and relays text that quotes JSON keys', async () => {

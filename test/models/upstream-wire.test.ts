@@ -6,6 +6,7 @@ import {
   textFinishReason,
   textIndexIsZero,
   textUsage,
+  textWithUsageCost,
   upstreamErrorMessage,
   upstreamRequestText,
   usageOf,
@@ -158,5 +159,27 @@ describe('reading a chunk off its text', () => {
     expect(textFinishReason(chunk('"choices":[{"finish_reason":"st\\u006fp"}]'))).toBeUndefined();
     expect(textIndexIsZero(chunk('"choices":[{"index":0,"delta":{"tool_calls":[{"index":0}]}}]'))).toBe(false);
     expect(textIndexIsZero(chunk('"choices":[{"index":01}]'))).toBe(false);
+  });
+});
+
+describe('textWithUsageCost', () => {
+  it('puts the cost first in the one compact usage object, leaving every other byte as it was', () => {
+    expect(textWithUsageCost('{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}', '0.000061')).toBe(
+      '{"choices":[],"usage":{"cost":0.000061,"prompt_tokens":3,"completion_tokens":4}}',
+    );
+    expect(textWithUsageCost('{"usage":{}}', '1.5')).toBe('{"usage":{"cost":1.5}}');
+  });
+
+  it('declines (the caller parses) an upstream cost, spaced JSON, a second usage, escapes or no usage object', () => {
+    for (const text of [
+      '{"usage":{"prompt_tokens":3,"cost":0.25}}',
+      '{"usage": {"prompt_tokens":3}}',
+      '{"usage":{"prompt_tokens":3},"x":{"usage":{}}}',
+      '{"us\\u0061ge":{},"usage":{"prompt_tokens":3}}',
+      '{"usage":null}',
+      '{"choices":[]}',
+    ]) {
+      expect(textWithUsageCost(text, '0.1')).toBeUndefined();
+    }
   });
 });

@@ -7,6 +7,9 @@ import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, type FakeStripe } from '../helper
 process.env.LMGATE_TEST_STRIPE_KEY = FAKE_SECRET_KEY;
 process.env.LMGATE_TEST_STRIPE_WHSEC = FAKE_WEBHOOK_SECRET;
 
+/** Sign-ups start with no trial credits here, so each balance is what payments added. */
+export const EMPTY_SIGN_UPS = { per_address_per_hour: 10_000, credits: 0 };
+
 export function paymentsConfig(fake: FakeStripe): Record<string, unknown> {
   return {
     stripe: {

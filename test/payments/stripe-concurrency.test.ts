@@ -7,7 +7,7 @@ import { DashboardClient } from '../dashboard/dashboard-client.js';
 import { deliver, id, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
-import { expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
+import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
 
 describe('one event delivered 20 times at once across two instances', () => {
   let fake: FakeStripe;
@@ -38,6 +38,7 @@ describe('one event delivered 20 times at once across two instances', () => {
 /** 0.2 credits per prompt token: every request costs a few credits. */
 const pricedEcho = (fake: FakeStripe) => ({
   payments: paymentsConfig(fake),
+  signup: EMPTY_SIGN_UPS,
   models: { 'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 200_000, output: 0 } } },
   tiers: { free: { rpm: 1000, tpm: 1_000_000, concurrency: 64, models: ['*'] }, pro: { rpm: 1000, tpm: 1_000_000, concurrency: 64, models: ['*'], subscription: true, credits_month: 25 } },
 });

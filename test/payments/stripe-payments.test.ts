@@ -8,7 +8,7 @@ import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
 import { deliver, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
+import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
 
 const DAY = 24 * 60 * 60;
 const credits = (n: number) => n * MICROS_PER_CREDIT;
@@ -51,7 +51,7 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
 
   beforeAll(async () => {
     fake = await startFakeStripe();
-    t = await startApp({ database, overrides: { payments: paymentsConfig(fake) } });
+    t = await startApp({ database, overrides: { payments: paymentsConfig(fake), signup: EMPTY_SIGN_UPS } });
   });
   afterAll(async () => {
     await t?.close();
@@ -288,6 +288,7 @@ describe('a plan change by a price switch', () => {
     t = await startApp({
       overrides: {
         payments: { stripe: { ...stripe, prices: { pro: 'price_pro_monthly', team: 'price_team_monthly' } } },
+        signup: EMPTY_SIGN_UPS,
         tiers: {
           free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'] },
           pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },

@@ -1,5 +1,12 @@
 import { lazy, Suspense } from 'react';
 import { Route, Routes } from 'react-router';
+import { AdminAccountPage } from './admin/AdminAccountPage';
+import { AdminAccountsPage } from './admin/AdminAccountsPage';
+import { AdminAuditPage } from './admin/AdminAuditPage';
+import { AdminCatalogPage } from './admin/AdminCatalogPage';
+import { AdminCodesPage } from './admin/AdminCodesPage';
+import { AdminConsole } from './admin/AdminConsole';
+import { AdminOverviewPage } from './admin/AdminOverviewPage';
 import { Layout } from './components/Layout';
 import { RequireSession } from './components/RequireSession';
 import { KeysPage } from './pages/KeysPage';
@@ -9,6 +16,9 @@ import { OverviewPage } from './pages/OverviewPage';
 import { PlansPage } from './pages/PlansPage';
 import { RequestLogPage } from './pages/RequestLogPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { ConfirmEmailPage } from './pages/ConfirmEmailPage';
+import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
+import { ResetPasswordPage } from './pages/ResetPasswordPage';
 import { SignInPage } from './pages/SignInPage';
 import { SignUpPage } from './pages/SignUpPage';
 
@@ -21,6 +31,25 @@ export function App() {
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/signup" element={<SignUpPage />} />
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route path="/reset-password" element={<ResetPasswordPage />} />
+      <Route path="/confirm-email" element={<ConfirmEmailPage />} />
+      <Route
+        path="/admin"
+        element={
+          <RequireSession>
+            <AdminConsole />
+          </RequireSession>
+        }
+      >
+        <Route index element={<AdminOverviewPage />} />
+        <Route path="accounts" element={<AdminAccountsPage />} />
+        <Route path="accounts/:id" element={<AdminAccountPage />} />
+        <Route path="codes" element={<AdminCodesPage />} />
+        <Route path="catalog" element={<AdminCatalogPage />} />
+        <Route path="audit" element={<AdminAuditPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
       <Route
         element={
           <RequireSession>

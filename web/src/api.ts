@@ -45,7 +45,8 @@ export async function api<T>(path: string, options: CallOptions = {}): Promise<T
 
   let response: Response;
   try {
-    response = await fetch(`/api/dashboard${path}`, {
+    // The admin API's calls name their whole path (/api/admin/v1/...).
+    response = await fetch(path.startsWith('/api/') ? path : `/api/dashboard${path}`, {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),

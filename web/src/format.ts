@@ -3,16 +3,15 @@
 
 export const MICROS_PER_CREDIT = 1_000_000;
 
-const wholeCredits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const smallCredits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+const credits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
 
 /**
- * Credits from micro-credits: two decimals from one credit up ("1,234.50"), and below one
- * credit as many as it takes to show a single request's cost ("0.000042").
+ * Credits from micro-credits, one way on every screen: at least two decimals, and as many
+ * as the amount has, up to the micro-credit ("1,234.50", "9.998384", "0.000042"), so a
+ * balance visibly moves by each request's cost.
  */
 export function formatCredits(micros: number): string {
-  const credits = micros / MICROS_PER_CREDIT;
-  return (Math.abs(micros) >= MICROS_PER_CREDIT ? wholeCredits : smallCredits).format(credits);
+  return credits.format(micros / MICROS_PER_CREDIT);
 }
 
 /** Prices are given in credits (per million tokens); shown like every other amount. */
@@ -118,6 +117,11 @@ function moneyFormat(currency: string): Intl.NumberFormat {
 /** Minor units per unit of a currency as Stripe counts them: 100 for USD, 1 for JPY. */
 function minorPerUnit(currency: string): number {
   return 10 ** (moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2);
+}
+
+/** A price in currency units (a plan's monthly price): 20 USD → "$20.00". */
+export function formatPrice(amount: number, currency: string): string {
+  return moneyFormat(currency).format(amount);
 }
 
 /** Stripe's integer minor units as money: 1000 USD → "$10.00". */

@@ -9,6 +9,8 @@ export interface Account {
   status: string;
   subscriptionStatus: string;
   createdAt: string;
+  /** 'operator' may open the console (/admin). */
+  role: string;
 }
 
 export interface SessionInfo {
@@ -18,6 +20,12 @@ export interface SessionInfo {
 
 export interface DashboardConfig {
   signupOpen: boolean;
+  /** "Forgot password" mails a reset link (smtp is configured). */
+  passwordResetByMail: boolean;
+  /** A sign-up is confirmed by a link mailed to the address before the account exists. */
+  verifyEmail: boolean;
+  /** How to reach the operator (an email address or a URL), when configured. */
+  contact: string | null;
   baseUrls: string[];
 }
 
@@ -25,10 +33,13 @@ export interface Plan {
   name: string;
   subscription: boolean;
   priceMonth: number | null;
+  /** The currency of priceMonth (ISO 4217, lower case). */
+  currency: string;
   creditsMonthMicros: number | null;
   rpm: number;
   tpm: number;
   concurrency: number;
+  /** The models the plan includes, by id. */
   models: string[];
   selfService: boolean;
   current: boolean;

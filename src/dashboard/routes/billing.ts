@@ -58,7 +58,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   dashboard.get('/plans', { schema: { response: { 200: Plans } } }, async (request) => {
     const { account } = signedIn(request);
     const current = tiers.of(account);
-    return { current: current.name, subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current)) };
+    return { current: current.name, subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current, services.catalog.ids, services.config)) };
   });
 
   dashboard.post('/plan', { schema: { body: PlanBody, response: { 200: PlanChanged } } }, async (request) => {

@@ -34,7 +34,7 @@ export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardSer
     const tier = tiers.of(account);
     // The live book: settled charges not yet written are already taken off.
     const { balanceMicros, reservedMicros } = await admission.snapshot(account.id);
-    return { account: accountView(account), balanceMicros, reservedMicros, plan: planView(tier, tier), baseUrls: baseUrls(request, config) };
+    return { account: accountView(account), balanceMicros, reservedMicros, plan: planView(tier, tier, catalog.ids, config), baseUrls: baseUrls(request, config) };
   });
 
   dashboard.get('/models', { schema: { response: { 200: Models } } }, async (request) => {

@@ -5,11 +5,13 @@ import { creditsToMicros } from '../../billing/money.js';
 import { EmailTakenError, Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { Account } from '../../store/store.js';
-import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
 import { SessionView, accountView, baseUrls } from '../views.js';
+import { CONFIRM_LINK_TTL_MS, CONFIRM_PAGE_PATH, configuredOrigin, linkTo } from '../account-links.js';
+import type { Mailer } from '../../mail/mailer.js';
 
 const Email = Type.String({
   [TRIM]: true,
@@ -17,7 +19,7 @@ const Email = Type.String({
   pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
   [MESSAGES]: { pattern: 'Enter a valid email address.' },
 });
-const NewPassword = Type.String({ minLength: 10, maxLength: 200 });
+const NewPassword = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH });
 
 const SignUpBody = Type.Object({
   email: Email,
@@ -26,7 +28,15 @@ const SignUpBody = Type.Object({
 });
 const SignInBody = Type.Object({ email: Type.String({ [TRIM]: true, maxLength: 320 }), password: Type.String({ maxLength: 200 }) });
 const PasswordBody = Type.Object({ currentPassword: Type.String({ maxLength: 200 }), newPassword: NewPassword });
-const DashboardConfig = Type.Object({ signupOpen: Type.Boolean(), baseUrls: Type.Array(Type.String()) });
+const ConfirmationSent = Type.Object({ emailToConfirm: Type.String() });
+const ConfirmBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+const DashboardConfig = Type.Object({
+  signupOpen: Type.Boolean(),
+  passwordResetByMail: Type.Boolean(),
+  verifyEmail: Type.Boolean(),
+  contact: Nullable(Type.String()),
+  baseUrls: Type.Array(Type.String()),
+});
 
 export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, store, sessions, commands } = services;
@@ -34,6 +44,9 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
 
   dashboard.get('/config', { config: { public: true }, schema: { response: { 200: DashboardConfig } } }, async (request) => ({
     signupOpen: config.signup.open,
+    passwordResetByMail: services.mailer !== undefined,
+    verifyEmail: config.signup.verify_email,
+    contact: config.contact ?? null,
     baseUrls: baseUrls(request, config),
   }));
 
@@ -45,17 +58,29 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     await signUpPerAddress.recordFailure(request.ip);
   };
 
-  dashboard.post('/signup', { config: { public: true }, schema: { body: SignUpBody, response: { 201: SessionView } }, preValidation: admitSignUp }, async (request, reply) => {
+  const signUpSchema = { body: SignUpBody, response: { 201: SessionView, 202: ConfirmationSent } };
+  dashboard.post('/signup', { config: { public: true }, schema: signUpSchema, preValidation: admitSignUp }, async (request, reply) => {
     const input = request.body;
     if (await store.findAccount(input.email)) throw new EmailTakenError(input.email);
-    const account = await commands.signUp({
-      email: input.email,
-      name: input.name || null,
-      tier: config.default_tier,
-      passwordHash: await hashPassword(input.password),
-      creditsMicros: creditsToMicros(config.signup.credits),
-    });
+    const signUp = { email: input.email, name: input.name || null, passwordHash: await hashPassword(input.password) };
+    if (config.signup.verify_email && services.mailer) {
+      const token = await commands.requestSignUp(signUp);
+      await mailConfirmation(services.mailer, configuredOrigin(config), input.email, token);
+      return reply.code(202).send({ emailToConfirm: input.email });
+    }
+    const account = await commands.signUp({ ...signUp, tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
     return reply.code(201).send(await startSession(request, reply, account));
+  });
+
+  // The link mailed at sign-up: the account is created now, and signed in.
+  dashboard.post('/confirm-email', { config: { public: true }, schema: { body: ConfirmBody, response: { 200: SessionView } } }, async (request, reply) => {
+    await signInPerAddress.assertAllowed(request.ip);
+    const account = await commands.confirmSignUp(request.body.token, { tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
+    if (account === undefined) {
+      await signInPerAddress.recordFailure(request.ip);
+      throw new Refusal('reset_link_invalid');
+    }
+    return startSession(request, reply, account);
   });
 
   dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody, response: { 200: SessionView } } }, async (request, reply) => {
@@ -118,4 +143,16 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     });
     return { account: accountView(account), csrfToken: session.csrfToken };
   }
+}
+
+function mailConfirmation(mailer: Mailer, origin: string, email: string, token: string): Promise<void> {
+  return mailer.send({
+    to: email,
+    subject: 'Confirm your lmgate account',
+    text:
+      `Someone signed up at ${origin} with this address.\n\n` +
+      `To confirm it and start using the account, open this link within ${CONFIRM_LINK_TTL_MS / 3_600_000} hours:\n\n` +
+      `${linkTo(origin, CONFIRM_PAGE_PATH, token)}\n\n` +
+      'If it was not you, ignore this mail: no account is created without it.\n',
+  });
 }

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { hashApiKey, isWellFormedApiKey } from '../../auth/api-key.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { compileInputSchema } from '../../dashboard/input-validator.js';
+import { configuredOrigin } from '../../dashboard/account-links.js';
 import type { AppServices } from '../../services.js';
 import type { TypeBoxFastify, TypeBoxTypeProvider } from '../typebox.js';
 
@@ -25,10 +26,7 @@ const PlainReport = Type.Object({ keys: Type.Array(Token, { minItems: 1, maxItem
 const Report = Type.Union([ScannerReport, PlainReport]);
 const Received = Type.Object({ received: Type.Integer() });
 
-/** What the account is told about: a key revoked as leaked. */
-export type LeakNotifier = (key: ApiKeyRecord) => void;
-
-export async function leakReportRoute(app: TypeBoxFastify, services: AppServices, notify: LeakNotifier = () => undefined): Promise<void> {
+export async function leakReportRoute(app: TypeBoxFastify, services: AppServices): Promise<void> {
   const throttle = services.failureThrottle('leak-report', LEAK_REPORTS_PER_WINDOW, WINDOW_MS);
   await app.register(async (scope) => {
     const typed = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -43,11 +41,27 @@ export async function leakReportRoute(app: TypeBoxFastify, services: AppServices
         const key = await services.commands.revokeLeakedKey(hashApiKey(token), url);
         if (key) {
           request.log.warn({ key_id: key.id, account_id: key.accountId, leak_url: url }, 'key reported leaked and revoked');
-          notify(key);
+          // After the answer, which must not wait on (or tell of) the mail.
+          if (services.mailer) tellOwner(services, key).catch((err: unknown) => request.log.error({ err, key_id: key.id }, 'leaked key mail failed'));
         }
       }
       return { received: reported.length };
     });
+  });
+}
+
+/** The account's owner hears of it by mail too (the dashboard shows it without). */
+async function tellOwner(services: AppServices, key: ApiKeyRecord): Promise<void> {
+  const account = await services.store.findAccount(key.accountId);
+  if (!account || !services.mailer) return;
+  const where = key.leakUrl === null ? '' : ` at ${key.leakUrl}`;
+  await services.mailer.send({
+    to: account.email,
+    subject: 'An API key of yours was found in public and revoked',
+    text:
+      `Your lmgate API key "${key.name}" (${key.prefix}...${key.lastFour}) was reported found in public${where}, ` +
+      `so it was revoked at ${key.revokedAt} and no longer works.\n\n` +
+      `Generate a new key in the dashboard (${configuredOrigin(services.config)}/keys) and replace the old one wherever it was used.\n`,
   });
 }
 

@@ -1,6 +1,7 @@
 // One POST /messages call as its backend sees it: the translated chat request, and the
 // client's end, which says when the client goes or a shutdown's drain stops the answer.
 import type { FastifyReply } from 'fastify';
+import type { Usage } from '../../billing/usage.js';
 import type { BackendCall, ClientLink } from '../../models/backend.js';
 import type { Stoppable } from '../in-flight.js';
 
@@ -19,6 +20,7 @@ export class MessagesCall implements BackendCall, ClientLink, Stoppable {
     /** Streams ask for usage: message_delta reports the billed counts. */
     readonly includeUsage: boolean,
     private readonly reply: FastifyReply,
+    readonly chargeMicros: (usage: Usage) => number,
   ) {}
 
   get client(): ClientLink {

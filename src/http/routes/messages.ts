@@ -10,7 +10,7 @@ import type { ChatChunkBody, ChatCompletionBody } from '../../anthropic/chat-wir
 import { anthropicToChatRequest } from '../../anthropic/request-translation.js';
 import { ChatToAnthropicStream } from '../../anthropic/stream-translation.js';
 import { validateMessagesRequest } from '../../anthropic/validate-request.js';
-import { MeteredRequest, worstCaseMicros } from '../../billing/metering.js';
+import { admitRequest, chargeMicros, MeteredRequest } from '../../billing/metering.js';
 import { assertKeyAllowsModel } from '../../auth/key-controls.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
@@ -50,9 +50,10 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       assertKeyAllowsModel(key, model.id);
       await pass.requireCredit();
       const plan = await planTokens(chat, model);
-      const { requests } = await pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) });
+      const { requests } = await admitRequest(pass, model, plan);
       if (requests) reply.headers(rateLimitHeaders(requests));
-      call = new MessagesCall(chat, model.id, plan.promptTokens, plan.maxOutputTokens, chat.stream === true, reply);
+      const entry = model;
+      call = new MessagesCall(chat, model.id, plan.promptTokens, plan.maxOutputTokens, chat.stream === true, reply, (usage) => chargeMicros(entry, usage, pass.reservedMicros));
     } catch (err) {
       pass.refuse();
       throw err;

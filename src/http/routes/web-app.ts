@@ -13,7 +13,9 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { missError } from '../error-handler.js';
 
 /** The app's client-side routes (web/src/App.tsx). */
-export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/keys', '/usage', '/requests', '/models', '/billing/plans', '/settings'] as const;
+export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/forgot-password', '/reset-password', '/confirm-email', '/keys', '/usage', '/requests', '/models', '/billing/plans', '/settings', '/admin', '/admin/accounts', '/admin/codes', '/admin/catalog', '/admin/audit'] as const;
+/** Pages with a parameter (the console's account page). */
+const WEB_APP_PAGE_PATTERNS = ['/admin/accounts/:id'] as const;
 
 // src/http/routes and dist/http/routes are both three levels below the project root.
 const BUILT_APP_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
@@ -58,7 +60,7 @@ export const webAppRoutes: FastifyPluginAsync<WebAppOptions> = async (app, optio
   const indexFile = join(distDir, 'index.html');
   if (!existsSync(indexFile)) {
     // The API works without the dashboard; its pages say how to get it.
-    for (const page of WEB_APP_PAGES) {
+    for (const page of [...WEB_APP_PAGES, ...WEB_APP_PAGE_PATTERNS]) {
       app.get(page, async (_request, reply) => reply.code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT));
     }
     return;
@@ -77,7 +79,7 @@ export const webAppRoutes: FastifyPluginAsync<WebAppOptions> = async (app, optio
     immutable: true,
     maxAge: '365d',
   });
-  for (const page of WEB_APP_PAGES) {
+  for (const page of [...WEB_APP_PAGES, ...WEB_APP_PAGE_PATTERNS]) {
     // no-cache: revalidate, so a new build's asset names are picked up at once.
     app.get(page, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml));
   }

@@ -13,8 +13,9 @@ import { transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
 import { StreamRelay } from './stream-relay.js';
-import { isRecord, ModelRenamer, plainCompletion, textOfMessage, upstreamErrorMessage, upstreamRequestText, usageOf } from './wire.js';
+import { isRecord, ModelRenamer, plainCompletion, textOfMessage, textWithUsageCost, upstreamErrorMessage, upstreamRequestText, usageOf } from './wire.js';
 import { usageBody } from '../openai-body.js';
+import { formatCredits, microsToCredits } from '../../billing/money.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -209,11 +210,13 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   protected answerEnd(): void {
     const where = this.deployment.label;
     const text = this.parts.length === 1 ? this.parts[0]!.toString('utf8') : Buffer.concat(this.parts, this.bytes).toString('utf8');
-    // The common answer goes out unparsed, its model renamed in place; the rest is parsed.
+    // The common answer goes out unparsed, its model renamed and its cost added in place;
+    // the rest is parsed.
     const renamer = new ModelRenamer(this.call.modelId, this.deployment.config.model);
     const plain = plainCompletion(text);
     const renamed = plain && renamer.renameText(text);
-    if (plain !== undefined && renamed !== undefined) return this.succeed({ body: renamed, ...plain }, 'ok');
+    const costed = plain && renamed && textWithUsageCost(renamed, formatCredits(this.call.chargeMicros(plain.usage)));
+    if (plain !== undefined && costed) return this.succeed({ body: costed, ...plain }, 'ok');
     let answer: unknown;
     try {
       answer = JSON.parse(text);
@@ -226,7 +229,6 @@ export class CompletionExchange extends Exchange<CompletionResult> {
     const first: unknown = answer.choices[0];
     const finishReason = isRecord(first) && typeof first.finish_reason === 'string' ? first.finish_reason : null;
     let usage = usageOf(answer.usage);
-    let body = text;
     if (usage === null) {
       // Some Ollama and llama.cpp versions report none: count what they wrote, and tell
       // the client, who expects OpenAI's `usage` on every completion.
@@ -235,10 +237,11 @@ export class CompletionExchange extends Exchange<CompletionResult> {
         if (isRecord(choice) && isRecord(choice.message)) completionTokens += countTextTokens(textOfMessage(choice.message));
       }
       usage = { promptTokens: this.call.promptTokens, completionTokens };
-      answer.usage = usageBody(usage);
-      body = JSON.stringify(answer);
+      answer.usage = usageBody(usage, this.call.chargeMicros(usage));
+    } else if (isRecord(answer.usage)) {
+      answer.usage.cost = microsToCredits(this.call.chargeMicros(usage));
     }
-    this.succeed({ body: renamer.rename(body, answer), usage, finishReason }, 'ok');
+    this.succeed({ body: renamer.rename(JSON.stringify(answer), answer), usage, finishReason }, 'ok');
   }
 
   protected transportError(err: unknown): void {

@@ -5,8 +5,9 @@ import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from '../../errors.js';
 import { midStreamError } from './attempt-failure.js';
-import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, usageOf } from './wire.js';
+import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, textWithUsageCost, usageOf } from './wire.js';
 import { usageBody } from '../openai-body.js';
+import { formatCredits, microsToCredits } from '../../billing/money.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';
@@ -71,7 +72,7 @@ export class StreamRelay {
           created: last?.created ?? Math.floor(Date.now() / 1000),
           model: this.call.modelId,
           choices: [],
-          usage: usageBody(usage),
+          usage: usageBody(usage, this.call.chargeMicros(usage)),
         }),
       );
     }
@@ -109,6 +110,9 @@ export class StreamRelay {
         this.noteUsage(usage);
         return null;
       }
+      const costed = textWithUsageCost(data, formatCredits(this.call.chargeMicros(usage)));
+      if (costed === undefined) return undefined;
+      text = costed;
     } else if (!this.call.includeUsage) {
       const withoutUsage = withoutOnce(data, NULL_USAGE);
       if (withoutUsage !== undefined) text = withoutUsage;
@@ -145,6 +149,9 @@ export class StreamRelay {
       const withoutUsage = chunk.usage === null ? withoutOnce(data, NULL_USAGE) : undefined;
       delete chunk.usage;
       text = withoutUsage ?? JSON.stringify(chunk);
+    } else if (usage !== null && isRecord(chunk.usage)) {
+      chunk.usage.cost = microsToCredits(this.call.chargeMicros(usage));
+      text = JSON.stringify(chunk);
     }
     return this.renamer.rename(text, chunk);
   }

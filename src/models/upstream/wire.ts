@@ -111,6 +111,20 @@ export function textIndexIsZero(text: string): boolean {
 }
 
 /**
+ * The text with lmgate's `"cost":<credits>` first in its one compact `usage` object. Undefined
+ * (the caller parses) when its usage cannot be read off the text, or when the text already
+ * names a cost (an upstream's own, OpenRouter's in dollars, is replaced by lmgate's).
+ */
+export function textWithUsageCost(text: string, costCreditsText: string): string | undefined {
+  if (hasUnicodeEscape(text) || text.includes('cost"')) return undefined;
+  const at = onlyKey(text, 'usage"');
+  if (at === -1 || !text.startsWith(':{', at + 6)) return undefined;
+  const inside = at + 8;
+  const separator = text.charCodeAt(inside) === 125 /* } */ ? '' : ',';
+  return `${text.slice(0, inside)}"cost":${costCreditsText}${separator}${text.slice(inside)}`;
+}
+
+/**
  * A key may be spelled with \u escapes (`"mod\u0065l"`): then neither "absent" nor "only
  * once" can be read off the text, and the parser decides. Encoders that escape every
  * non-ASCII character (Python's default) send such texts down the parsing path.

@@ -8,7 +8,9 @@ import * as m0005 from './0005_payments.js';
 import * as m0006 from './0006_code_hint.js';
 import * as m0007 from './0007_key_leaks.js';
 import * as m0008 from './0008_refused_requests.js';
-import * as m0009 from './0009_key_controls.js';
+import * as m0009 from './0009_admin.js';
+import * as m0010 from './0010_account_tokens.js';
+import * as m0011 from './0011_key_controls.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -19,7 +21,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_code_hint': m0006,
   '0007_key_leaks': m0007,
   '0008_refused_requests': m0008,
-  '0009_key_controls': m0009,
+  '0009_admin': m0009,
+  '0010_account_tokens': m0010,
+  '0011_key_controls': m0011,
 };
 
 /** In the order they apply. */

@@ -1,12 +1,18 @@
 // The frame of every signed-in page: the top bar with the pages and sign-out, and the
-// page itself. After a navigation the new page starts at its top and the focus moves to
-// its heading, so screen readers announce it and Tab starts from the page.
+// page itself. On a phone the pages are behind a Menu button, which opens them as a list
+// and closes after a choice (or Escape). After a navigation the new page starts at its top
+// and the focus moves to its heading, so screen readers announce it and Tab starts from the page.
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
 import { Logo } from './Logo';
 
-const PAGES = [
+export interface NavPage {
+  to: string;
+  label: string;
+}
+
+const PAGES: readonly NavPage[] = [
   { to: '/', label: 'Overview' },
   { to: '/keys', label: 'API Keys' },
   { to: '/usage', label: 'Usage' },
@@ -14,19 +20,20 @@ const PAGES = [
   { to: '/models', label: 'Models' },
   { to: '/billing/plans', label: 'Billing' },
   { to: '/settings', label: 'Settings' },
-] as const;
+];
 
-export function Layout() {
+/** The customer's pages by default; the console passes its own. */
+export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage[]; home?: string }) {
   const { account, signOut } = useSession();
   const { pathname, hash } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
-  const navRef = useRef<HTMLElement>(null);
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
   const shownPath = useRef(pathname + hash);
   const [signingOut, setSigningOut] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
 
   useEffect(() => {
-    // On a phone the links scroll sideways: keep the current page's link in view.
-    navRef.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    setMenuOpen(false);
     if (shownPath.current === pathname + hash) return;
     shownPath.current = pathname + hash;
     // A link to a part of a page (/billing/plans#redeem) lands on that part's first field.
@@ -55,15 +62,36 @@ export function Layout() {
       </a>
       <header className="topbar">
         <div className="topbar-inner">
-          <Link to="/" className="brand">
+          <Link to={home} className="brand">
             <Logo />
             <span>lmgate</span>
           </Link>
-          <nav aria-label="Main" className="nav" ref={navRef}>
+          <button
+            type="button"
+            ref={menuButtonRef}
+            className="button ghost small menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            <span className="menu-icon" aria-hidden="true" />
+            Menu
+          </button>
+          <nav
+            aria-label="Main"
+            id="main-nav"
+            className={menuOpen ? 'nav open' : 'nav'}
+            onKeyDown={(event) => {
+              if (event.key !== 'Escape' || !menuOpen) return;
+              setMenuOpen(false);
+              menuButtonRef.current?.focus();
+            }}
+          >
             <ul>
-              {PAGES.map((page) => (
+              {pages.map((page) => (
                 <li key={page.to}>
-                  <NavLink to={page.to} end={page.to === '/'}>
+                  {/* Choosing the page already shown closes the menu too. */}
+                  <NavLink to={page.to} end={page.to === home} onClick={() => setMenuOpen(false)}>
                     {page.label}
                   </NavLink>
                 </li>
@@ -71,6 +99,11 @@ export function Layout() {
             </ul>
           </nav>
           <div className="account-menu">
+            {account?.role === 'operator' ? (
+              <Link to={home === '/' ? '/admin' : '/'} className="button ghost small">
+                {home === '/' ? 'Console' : 'Dashboard'}
+              </Link>
+            ) : null}
             <span className="account-email" title={account?.email}>
               {account?.email}
             </span>

@@ -41,7 +41,7 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
         <BarChart responsive width="100%" height={CHART_HEIGHT} data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke="#eceef2" />
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
-          <YAxis tickFormatter={(micros: number) => formatCredits(micros)} {...axisProps} width={72} />
+          <YAxis tickFormatter={(micros: number) => formatCredits(micros)} {...axisProps} width={72} allowDecimals={false} domain={CREDITS_DOMAIN} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => `${formatCredits(Number(value))} credits`} />
           <Bar dataKey="costMicros" name="Credits" fill={SERIES_COLORS[2]} radius={[3, 3, 0, 0]} isAnimationActive={animate} />
         </BarChart>
@@ -51,6 +51,19 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
 }
 
 type Grouping = 'model' | 'key';
+/**
+ * The credits axis ends at a round amount above the highest bar; when everything in the
+ * range was free, at 0.01: with nothing to scale to it would count micro-credits
+ * (0.000001, 0.000002, ...). Values are integer micros.
+ */
+const CREDITS_DOMAIN: [number, (dataMax: number) => number] = [0, (dataMax) => (dataMax > 0 ? roundUp(dataMax) : 10_000)];
+
+/** 108 → 200, 4_720_000 → 5_000_000: the next multiple of the value's leading power of ten. */
+function roundUp(value: number): number {
+  const unit = 10 ** Math.floor(Math.log10(value));
+  return Math.ceil(value / unit) * unit;
+}
+
 type Measure = 'requests' | 'tokens' | 'costMicros';
 const MEASURES: Record<Measure, { label: string; of(row: UsageTotals): number; format(value: number): string }> = {
   requests: { label: 'Requests', of: (row) => row.requests, format: formatNumber },
@@ -141,7 +154,8 @@ export function UsageBreakdown({ usage }: { usage: Usage }) {
                 tickFormatter={measure === 'costMicros' ? (micros: number) => formatCredits(micros) : formatCompact}
                 {...axisProps}
                 width={measure === 'costMicros' ? 72 : 44}
-                allowDecimals={measure !== 'requests' && measure !== 'tokens'}
+                allowDecimals={false}
+                domain={measure === 'costMicros' ? CREDITS_DOMAIN : undefined}
               />
               <Tooltip labelFormatter={dayLabel} formatter={(value) => format(Number(value))} />
               <Legend iconType="circle" iconSize={8} itemSorter={null} />

@@ -11,7 +11,8 @@ import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { PlanLimits } from '../components/PlanLimits';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDateTime, formatLedgerKind, formatNumber, formatPlanName, formatWait } from '../format';
+import { ContactOperator } from '../components/ContactOperator';
+import { formatCredits, formatDateTime, formatLedgerKind, formatNumber, formatPlanName, formatPrice, formatWait } from '../format';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
 import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, Plans, Redemption } from '../types';
@@ -23,7 +24,6 @@ import { CheckoutReturn } from './billing/CheckoutReturn';
 import { PaymentList } from './billing/PaymentList';
 import { StripeButton } from './billing/StripeButton';
 
-const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
 
 export function PlansPage() {
   usePageTitle('Billing');
@@ -145,11 +145,12 @@ function PlanCard({ plan, ...action }: PlanCardProps) {
         {plan.current ? <span className="badge accent">Current plan</span> : null}
       </div>
       <p className="plan-price">
+        {/* The plan may be called Free already: its price says it once, in other words. */}
         {plan.priceMonth === null || plan.priceMonth === 0 ? (
-          'Free'
+          'No monthly fee'
         ) : (
           <>
-            {priceFormat.format(plan.priceMonth)} <span className="plan-period">per month</span>
+            {formatPrice(plan.priceMonth, plan.currency)} <span className="plan-period">per month</span>
           </>
         )}
       </p>
@@ -162,9 +163,10 @@ function PlanCard({ plan, ...action }: PlanCardProps) {
       <div className="plan-models">
         <p className="label">Models</p>
         <ul className="chips">
-          {plan.models.map((glob) => (
-            <li key={glob}>
-              <code>{glob === '*' ? 'all models' : glob}</code>
+          {plan.models.length === 0 ? <li className="muted">None yet</li> : null}
+          {plan.models.map((id) => (
+            <li key={id}>
+              <code>{id}</code>
             </li>
           ))}
         </ul>
@@ -191,7 +193,11 @@ function PlanAction({ plan, payments, subscribed, onSwitch }: PlanCardProps) {
   if (payments?.subscribable.includes(plan.name) === true) {
     return <StripeButton label={`Subscribe to ${formatPlanName(plan.name)}`} path="/payments/subscribe" body={{ tier: plan.name }} primary />;
   }
-  return <p className="muted">Contact the operator to subscribe to this plan.</p>;
+  return (
+    <p className="muted">
+      To subscribe to this plan, <ContactOperator />.
+    </p>
+  );
 }
 
 function ConfirmSwitch({ plan, onSwitched, onCancel }: { plan: Plan; onSwitched(account: Account): void; onCancel(): void }) {

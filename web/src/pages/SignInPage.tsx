@@ -55,6 +55,11 @@ export function SignInPage() {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {config.passwordResetByMail ? (
+        <p className="auth-switch">
+          <Link to="/forgot-password">Forgot password?</Link>
+        </p>
+      ) : null}
       {config.signupOpen ? (
         <p className="auth-switch">
           New to lmgate? <Link to="/signup">Create an account</Link>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
 import { api, ApiError } from '../api';
 import { AuthLayout } from '../components/AuthLayout';
+import { ContactOperator } from '../components/ContactOperator';
 import { Notice } from '../components/Notice';
 import { TextField } from '../components/TextField';
 import { usePageTitle } from '../page-title';
@@ -19,15 +20,31 @@ export function SignUpPage() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const [emailToConfirm, setEmailToConfirm] = useState<string | null>(null);
 
   if (account !== null && !busy) return <Navigate to="/" replace />;
 
   if (!config.signupOpen) {
     return (
       <AuthLayout title="Sign-up is closed">
-        <p>New accounts on this lmgate are created by its operator. If you need one, please ask them.</p>
+        <p>
+          New accounts on this lmgate are created by its operator. If you need one, <ContactOperator>please ask them</ContactOperator>.
+        </p>
         <p className="auth-switch">
           Already have an account? <Link to="/signin">Sign in</Link>
+        </p>
+      </AuthLayout>
+    );
+  }
+
+  if (emailToConfirm !== null) {
+    return (
+      <AuthLayout title="Check your mail">
+        <Notice tone="success">
+          We sent a link to {emailToConfirm}. Open it within 24 hours to confirm the address: your account is created then.
+        </Notice>
+        <p className="auth-switch">
+          <Link to="/signin">Back to sign in</Link>
         </p>
       </AuthLayout>
     );
@@ -39,8 +56,13 @@ export function SignUpPage() {
     setError(undefined);
     try {
       const body = name.trim() === '' ? { email, password } : { email, password, name: name.trim() };
-      const session = await api<SessionInfo>('/signup', { method: 'POST', body, expectUnauthenticated: true });
-      signedIn(session);
+      const answer = await api<SessionInfo | { emailToConfirm: string }>('/signup', { method: 'POST', body, expectUnauthenticated: true });
+      if ('emailToConfirm' in answer) {
+        setEmailToConfirm(answer.emailToConfirm);
+        setBusy(false);
+        return;
+      }
+      signedIn(answer);
       navigate('/', { replace: true });
     } catch (err) {
       setError(err instanceof ApiError ? err : new ApiError(0, String(err)));

@@ -1,0 +1,114 @@
+// Accounts: search and page through them, show one, create, suspend and reactivate, change
+// tier, set or reset the password.
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { MESSAGES, TRIM } from '../../dashboard/input-validator.js';
+import { hashPassword } from '../../dashboard/passwords.js';
+import { ValidationError } from '../../errors.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
+import { assertScope } from '../caller.js';
+import { callerOf, type AdminServices } from '../context.js';
+import { AccountParams, MAX_MICROS, requireAccount } from '../schemas.js';
+import { AdminAccount, adminAccountView } from '../views.js';
+
+const ListQuery = Type.Object({
+  search: Type.Optional(Type.String({ maxLength: 320, description: 'part of an email or name, any case, or a whole account id' })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+const AccountPage = Type.Object({ accounts: Type.Array(AdminAccount), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+const CreateBody = Type.Object({
+  email: Type.String({ [TRIM]: true, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', [MESSAGES]: { pattern: 'Enter a valid email address.' } }),
+  name: Type.Optional(Nullable(Type.String({ [TRIM]: true, maxLength: 200 }))),
+  tier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  credits_micros: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_MICROS, description: 'granted with the account (needs the credits scope)' })),
+});
+const OneAccount = Type.Object({ account: AdminAccount });
+const AccountDetail = Type.Object({
+  account: AdminAccount,
+  reserved_micros: Type.Integer({ description: 'held by requests in progress on this instance, or on every instance in shared mode' }),
+  available_micros: Type.Integer(),
+});
+const TierBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
+const PasswordBody = Type.Object({
+  password: Type.Optional(Type.String({ minLength: 10, maxLength: 200, description: 'omit to have one generated' })),
+});
+const PasswordSet = Type.Object({ generated_password: Nullable(Type.String({ description: 'shown once, when one was generated' })) });
+
+const tags = ['accounts'];
+
+export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): void {
+  const { store, commands, config, admission } = services;
+
+  const assertTier = (tier: string): void => {
+    if (!Object.hasOwn(config.tiers, tier)) throw new ValidationError({ tier: [`No tier "${tier}". Configured: ${Object.keys(config.tiers).join(', ')}.`] });
+  };
+
+  admin.get('/accounts', { schema: { tags, summary: 'Search and page through accounts', querystring: ListQuery, response: { 200: AccountPage } } }, async (request) => {
+    const { search, limit, offset } = request.query;
+    const page = await store.searchAccounts({ search, limit, offset });
+    return { accounts: page.accounts.map((a) => adminAccountView(a, a.balanceMicros)), total: page.total, limit, offset };
+  });
+
+  admin.post(
+    '/accounts',
+    { config: { adminScope: 'accounts' }, schema: { tags, summary: 'Create an account', body: CreateBody, response: { 201: OneAccount } } },
+    async (request, reply) => {
+      const { email, name, tier = config.default_tier, credits_micros: creditsMicros = 0 } = request.body;
+      const caller = callerOf(request);
+      if (creditsMicros > 0) assertScope(caller, 'credits');
+      assertTier(tier);
+      const created = await commands.createAccount({ email, name: name || null, tier, creditsMicros, creditsReason: 'initial credits' }, caller.actor);
+      return reply.code(201).send({ account: adminAccountView(created.account, created.balanceMicros) });
+    },
+  );
+
+  admin.get('/accounts/:id', { schema: { tags, summary: 'One account, with its live balance', params: AccountParams, response: { 200: AccountDetail } } }, async (request) => {
+    const account = await requireAccount(store, request.params.id);
+    // The live book: settled charges not yet written are already taken off.
+    const { balanceMicros, reservedMicros } = await admission.snapshot(account.id);
+    return { account: adminAccountView(account, balanceMicros), reserved_micros: reservedMicros, available_micros: Math.max(0, balanceMicros - reservedMicros) };
+  });
+
+  for (const [action, status] of [['suspend', 'suspended'], ['reactivate', 'active']] as const) {
+    admin.post(
+      `/accounts/:id/${action}`,
+      {
+        config: { adminScope: 'accounts' },
+        schema: { tags, summary: action === 'suspend' ? 'Suspend an account (its keys get 403 at once)' : 'Reactivate an account', params: AccountParams, response: { 200: OneAccount } },
+      },
+      async (request) => {
+        const account = await requireAccount(store, request.params.id);
+        const updated = await commands.setStatus(account.id, status, callerOf(request).actor);
+        return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
+      },
+    );
+  }
+
+  admin.post(
+    '/accounts/:id/tier',
+    { config: { adminScope: 'accounts' }, schema: { tags, summary: "Change an account's tier", params: AccountParams, body: TierBody, response: { 200: OneAccount } } },
+    async (request) => {
+      const account = await requireAccount(store, request.params.id);
+      assertTier(request.body.tier);
+      const updated = await commands.setTier(account.id, request.body.tier, callerOf(request).actor);
+      return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
+    },
+  );
+
+  admin.post(
+    '/accounts/:id/password',
+    {
+      config: { adminScope: 'accounts' },
+      schema: { tags, summary: 'Set a password, or generate one (every session of the account is signed out)', params: AccountParams, body: PasswordBody, response: { 200: PasswordSet } },
+    },
+    async (request) => {
+      const account = await requireAccount(store, request.params.id);
+      const generated = request.body.password === undefined ? randomBytes(15).toString('base64url') : null;
+      await commands.setPassword(account.id, await hashPassword(request.body.password ?? generated!), callerOf(request).actor);
+      // Whoever held the old password holds no session either.
+      await store.deleteOtherSessions(account.id, '');
+      return { generated_password: generated };
+    },
+  );
+}

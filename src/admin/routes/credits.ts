@@ -1,0 +1,61 @@
+// Credits: grant, adjust (never below zero) and the ledger. Each change is a ledger entry
+// and an audit row, written together.
+import { Type } from '@sinclair/typebox';
+import { MESSAGES } from '../../dashboard/input-validator.js';
+import type { TypeBoxFastify } from '../../http/typebox.js';
+import { callerOf, type AdminServices } from '../context.js';
+import { AccountParams, MAX_MICROS, Reason, requireAccount } from '../schemas.js';
+import { AdminLedgerEntry, ledgerEntryView } from '../views.js';
+
+const GrantBody = Type.Object({ amount_micros: Type.Integer({ minimum: 1, maximum: MAX_MICROS }), reason: Reason });
+const AdjustBody = Type.Object({
+  amount_micros: Type.Integer({
+    minimum: -MAX_MICROS,
+    maximum: MAX_MICROS,
+    not: { const: 0 },
+    description: 'positive adds, negative takes (409 rather than go below zero)',
+    [MESSAGES]: { not: 'Must not be zero.' },
+  }),
+  reason: Reason,
+});
+const Changed = Type.Object({ entry: AdminLedgerEntry, balance_micros: Type.Integer() });
+const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
+const Ledger = Type.Object({ balance_micros: Type.Integer(), entries: Type.Array(AdminLedgerEntry) });
+
+const tags = ['credits'];
+
+export function creditRoutes(admin: TypeBoxFastify, services: AdminServices): void {
+  const { store, commands } = services;
+
+  admin.post(
+    '/accounts/:id/credits/grant',
+    { config: { adminScope: 'credits' }, schema: { tags, summary: 'Grant credits', params: AccountParams, body: GrantBody, response: { 200: Changed } } },
+    async (request) => {
+      const account = await requireAccount(store, request.params.id);
+      const { amount_micros: amountMicros, reason } = request.body;
+      const { entry, balanceMicros } = await commands.grantCredits({ accountId: account.id, amountMicros, reason }, callerOf(request).actor);
+      return { entry: ledgerEntryView(entry), balance_micros: balanceMicros };
+    },
+  );
+
+  admin.post(
+    '/accounts/:id/credits/adjust',
+    { config: { adminScope: 'credits' }, schema: { tags, summary: 'Add or take credits', params: AccountParams, body: AdjustBody, response: { 200: Changed } } },
+    async (request) => {
+      const account = await requireAccount(store, request.params.id);
+      const { amount_micros: amountMicros, reason } = request.body;
+      const { entry, balanceMicros } = await commands.adjustCredits({ accountId: account.id, amountMicros, reason }, callerOf(request).actor);
+      return { entry: ledgerEntryView(entry), balance_micros: balanceMicros };
+    },
+  );
+
+  admin.get(
+    '/accounts/:id/ledger',
+    { schema: { tags, summary: "An account's ledger, newest first", params: AccountParams, querystring: LedgerQuery, response: { 200: Ledger } } },
+    async (request) => {
+      const account = await requireAccount(store, request.params.id);
+      const [entries, balanceMicros] = await Promise.all([store.listLedger(account.id, { limit: request.query.limit }), store.balanceOf(account.id)]);
+      return { balance_micros: balanceMicros, entries: entries.map(ledgerEntryView) };
+    },
+  );
+}

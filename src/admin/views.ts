@@ -1,0 +1,111 @@
+// How the admin API shows accounts, keys, ledger entries, codes and audit entries: snake_case
+// JSON as the CLI's --json prints it, money in integer micro-credits. Each view's TypeBox
+// schema serializes the replies and describes them in the OpenAPI document.
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../http/typebox.js';
+import type { Account, ApiKeyRecord, AuditEntry, LedgerEntry, RedemptionCode } from '../store/store.js';
+
+export const AdminAccount = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Nullable(Type.String()),
+  status: Type.String({ description: 'active | suspended' }),
+  tier: Type.String(),
+  role: Type.String({ description: 'customer | operator' }),
+  subscription_status: Type.String(),
+  created_at: Type.String(),
+  balance_micros: Type.Integer(),
+});
+export type AdminAccount = Static<typeof AdminAccount>;
+
+export const AdminKey = Type.Object({
+  id: Type.String(),
+  account_id: Type.String(),
+  name: Type.String(),
+  key: Type.String({ description: 'prefix…last four' }),
+  status: Type.String({ description: 'active | revoked' }),
+  created_at: Type.String(),
+  last_used_at: Nullable(Type.String()),
+  revoked_at: Nullable(Type.String()),
+});
+
+export const AdminLedgerEntry = Type.Object({
+  id: Type.Integer(),
+  kind: Type.String(),
+  amount_micros: Type.Integer(),
+  reason: Nullable(Type.String()),
+  reference: Nullable(Type.String()),
+  created_at: Type.String(),
+});
+
+export const AdminCode = Type.Object({
+  id: Type.String(),
+  hint: Nullable(Type.String()),
+  amount_micros: Type.Integer(),
+  expires_at: Nullable(Type.String()),
+  created_at: Type.String(),
+  redeemed_by: Nullable(Type.String()),
+  redeemed_at: Nullable(Type.String()),
+  disabled_at: Nullable(Type.String()),
+});
+
+const AuditValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.String())]);
+const AuditState = Type.Union([Type.Record(Type.String(), AuditValue), Type.Null()]);
+
+export const AdminAuditEntry = Type.Object({
+  id: Type.Integer(),
+  actor: Type.Object({ kind: Type.String({ description: 'cli | admin_key | operator' }), id: Type.String() }),
+  action: Type.String(),
+  target: Type.Object({ kind: Type.String(), id: Type.String() }),
+  before: AuditState,
+  after: AuditState,
+  created_at: Type.String(),
+});
+
+export function adminAccountView(account: Account, balanceMicros: number): AdminAccount {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    status: account.status,
+    tier: account.tier,
+    role: account.role,
+    subscription_status: account.subscriptionStatus,
+    created_at: account.createdAt,
+    balance_micros: balanceMicros,
+  };
+}
+
+export function adminKeyView(key: ApiKeyRecord): Static<typeof AdminKey> {
+  return {
+    id: key.id,
+    account_id: key.accountId,
+    name: key.name,
+    key: `${key.prefix}…${key.lastFour}`,
+    status: key.revokedAt === null ? 'active' : 'revoked',
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt,
+    revoked_at: key.revokedAt,
+  };
+}
+
+export function ledgerEntryView(entry: LedgerEntry): Static<typeof AdminLedgerEntry> {
+  return { id: entry.id, kind: entry.kind, amount_micros: entry.amountMicros, reason: entry.reason, reference: entry.reference, created_at: entry.createdAt };
+}
+
+export function codeView(code: RedemptionCode): Static<typeof AdminCode> {
+  return {
+    id: code.id,
+    hint: code.hint,
+    amount_micros: code.amountMicros,
+    expires_at: code.expiresAt,
+    created_at: code.createdAt,
+    redeemed_by: code.redeemedBy,
+    redeemed_at: code.redeemedAt,
+    disabled_at: code.disabledAt,
+  };
+}
+
+export function auditEntryView(entry: AuditEntry): Static<typeof AdminAuditEntry> {
+  return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, before: entry.before, after: entry.after, created_at: entry.createdAt };
+}

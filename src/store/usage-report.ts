@@ -1,0 +1,98 @@
+// Usage read across accounts for the operator: sums over a period by UTC day, model,
+// account, key and status, grouped in SQL on the (created_at) index; and the credits added
+// per day from the ledger, sold or granted.
+import { sql } from 'kysely';
+import { checkMicros } from '../billing/money.js';
+import { checkLimit, type Db } from './sql.js';
+import type { LedgerKind, TimeRange, UsageReport, UsageTotals } from './store.js';
+
+const DEFAULT_TOP = 100;
+const SOLD: readonly LedgerKind[] = ['top_up', 'subscription_credit'];
+
+interface TotalsRow {
+  requests: number | string;
+  prompt_tokens: number | string | null;
+  completion_tokens: number | string | null;
+  cost_micros: number | string | null;
+}
+
+export async function reportUsage(db: Db, range: TimeRange, options: { accountId?: string; top?: number } = {}): Promise<UsageReport> {
+  const top = checkLimit(options.top ?? DEFAULT_TOP);
+  // created_at is ISO 8601 UTC text: its first ten characters are the UTC day on both databases.
+  const day = sql<string>`substr(usage_records.created_at, 1, 10)`;
+  const cost = sql<number | string>`sum(usage_records.cost_micros)`;
+  let inRange = db
+    .selectFrom('usage_records')
+    .where('usage_records.created_at', '>=', range.fromIso)
+    .where('usage_records.created_at', '<', range.untilIso);
+  if (options.accountId !== undefined) inRange = inRange.where('usage_records.account_id', '=', options.accountId);
+  const summed = inRange.select((eb) => [
+    eb.fn.countAll<number | string>().as('requests'),
+    eb.fn.sum<number | string>('usage_records.prompt_tokens').as('prompt_tokens'),
+    eb.fn.sum<number | string>('usage_records.completion_tokens').as('completion_tokens'),
+    cost.as('cost_micros'),
+  ]);
+  let added = db
+    .selectFrom('ledger_entries')
+    .where('created_at', '>=', range.fromIso)
+    .where('created_at', '<', range.untilIso)
+    .where('kind', 'in', [...SOLD, 'grant']);
+  if (options.accountId !== undefined) added = added.where('account_id', '=', options.accountId);
+  const addedDay = sql<string>`substr(created_at, 1, 10)`;
+  const [days, byModel, byAccount, byKey, byStatus, addedRows] = await Promise.all([
+    summed.select(day.as('day')).groupBy(day).orderBy(day).execute(),
+    summed.select('usage_records.model').groupBy('usage_records.model').orderBy(cost, 'desc').orderBy('usage_records.model').limit(top).execute(),
+    summed
+      .innerJoin('accounts', 'accounts.id', 'usage_records.account_id')
+      .select(['usage_records.account_id', 'accounts.email'])
+      .groupBy(['usage_records.account_id', 'accounts.email'])
+      .orderBy(cost, 'desc')
+      .orderBy('usage_records.account_id')
+      .limit(top)
+      .execute(),
+    summed
+      .leftJoin('api_keys', 'api_keys.id', 'usage_records.key_id')
+      .select(['usage_records.key_id', 'usage_records.account_id', 'api_keys.name'])
+      .groupBy(['usage_records.key_id', 'usage_records.account_id', 'api_keys.name'])
+      .orderBy(cost, 'desc')
+      .orderBy('usage_records.key_id')
+      .limit(top)
+      .execute(),
+    inRange
+      .select((eb) => ['usage_records.status', eb.fn.countAll<number | string>().as('requests')])
+      .groupBy('usage_records.status')
+      .orderBy('usage_records.status')
+      .execute(),
+    added
+      .select((eb) => [addedDay.as('day'), 'kind', eb.fn.sum<number | string>('amount_micros').as('micros')])
+      .groupBy([addedDay, 'kind'])
+      .orderBy(addedDay)
+      .execute(),
+  ]);
+  const creditsAdded = new Map<string, { date: string; soldMicros: number; grantedMicros: number }>();
+  for (const row of addedRows) {
+    const day = creditsAdded.get(row.day) ?? { date: row.day, soldMicros: 0, grantedMicros: 0 };
+    const micros = checkMicros(Number(row.micros));
+    if ((SOLD as readonly string[]).includes(row.kind)) day.soldMicros += micros;
+    else day.grantedMicros += micros;
+    creditsAdded.set(row.day, day);
+  }
+  return {
+    days: days.map((row) => ({ date: row.day, ...totalsOf(row) })),
+    byModel: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
+    byAccount: byAccount.map((row) => ({ accountId: row.account_id, email: row.email, ...totalsOf(row) })),
+    byKey: byKey.map((row) => ({ keyId: row.key_id, keyName: row.name ?? '', accountId: row.account_id, ...totalsOf(row) })),
+    byStatus: byStatus.map((row) => ({ status: Number(row.status), requests: Number(row.requests) })),
+    creditsAdded: [...creditsAdded.values()],
+  };
+}
+
+/** PostgreSQL sums into NUMERIC (a string from pg); counts are BIGINT. */
+function totalsOf(row: TotalsRow): UsageTotals {
+  return {
+    requests: Number(row.requests),
+    promptTokens: Number(row.prompt_tokens ?? 0),
+    completionTokens: Number(row.completion_tokens ?? 0),
+    costMicros: checkMicros(Number(row.cost_micros ?? 0)),
+  };
+}

@@ -1,0 +1,315 @@
+// One account: balance, reserved credits, tier, status, keys, usage and ledger, and the
+// operator's actions on it, each confirmed in a dialog: grant or adjust credits with a
+// reason, suspend or reactivate, change tier, revoke a key.
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { api, ApiError } from '../api';
+import { ConfirmAction } from '../components/ConfirmAction';
+import { Dialog } from '../components/Dialog';
+import { LoadState } from '../components/LoadState';
+import { Notice } from '../components/Notice';
+import { PageHeader } from '../components/PageHeader';
+import { TextField } from '../components/TextField';
+import { formatCredits, formatDate, formatDateTime, formatNumber, formatPlanName } from '../format';
+import { usePageTitle } from '../page-title';
+import { useApiData } from '../use-api-data';
+import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
+import { creditsInputToMicros } from './credit-input';
+import { DayCharts } from './DayCharts';
+
+type Action = { kind: 'none' } | { kind: 'credits'; mode: 'grant' | 'adjust' } | { kind: 'status' } | { kind: 'tier' } | { kind: 'revoke'; key: AdminKey };
+
+export function AdminAccountPage() {
+  const { id = '' } = useParams();
+  const base = adminPath(`/accounts/${encodeURIComponent(id)}`);
+  const detail = useApiData<AccountDetail>(base);
+  const keys = useApiData<{ keys: AdminKey[] }>(`${base}/keys`);
+  const ledger = useApiData<{ balance_micros: number; entries: LedgerEntry[] }>(`${base}/ledger?limit=20`);
+  const usage = useApiData<UsageReport>(adminPath(`/usage?account_id=${encodeURIComponent(id)}`));
+  const [action, setAction] = useState<Action>({ kind: 'none' });
+  const [notice, setNotice] = useState<string | null>(null);
+  usePageTitle(detail.data?.account.email ?? 'Account');
+
+  function done(message: string) {
+    setAction({ kind: 'none' });
+    setNotice(message);
+    detail.reload();
+    keys.reload();
+    ledger.reload();
+  }
+
+  if (detail.data === undefined) return <LoadState error={detail.error} onRetry={detail.reload} />;
+  const { account, reserved_micros: reservedMicros } = detail.data;
+  const suspended = account.status === 'suspended';
+  const close = () => setAction({ kind: 'none' });
+
+  return (
+    <>
+      <p>
+        <Link to="/admin/accounts">← Accounts</Link>
+      </p>
+      <PageHeader
+        title={account.email}
+        description={`${account.name ?? 'No name'} · ${account.id} · created ${formatDate(account.created_at)}`}
+        actions={
+          <>
+            <button type="button" className="button primary" onClick={() => setAction({ kind: 'credits', mode: 'grant' })}>
+              Grant credits
+            </button>
+            <button type="button" className="button" onClick={() => setAction({ kind: 'credits', mode: 'adjust' })}>
+              Adjust
+            </button>
+            <button type="button" className="button" onClick={() => setAction({ kind: 'tier' })}>
+              Change tier
+            </button>
+            <button type="button" className={`button ${suspended ? 'primary' : 'danger-outline'}`} onClick={() => setAction({ kind: 'status' })}>
+              {suspended ? 'Reactivate' : 'Suspend'}
+            </button>
+          </>
+        }
+      />
+      {notice === null ? null : <Notice tone="success">{notice}</Notice>}
+      <div className="grid stats">
+        <div className="card stat">
+          <p className="stat-label">Balance</p>
+          <p className="stat-value" data-testid="balance">
+            {formatCredits(account.balance_micros)}
+          </p>
+        </div>
+        <div className="card stat">
+          <p className="stat-label">Reserved</p>
+          <p className="stat-value">{formatCredits(reservedMicros)}</p>
+        </div>
+        <div className="card stat">
+          <p className="stat-label">Tier</p>
+          <p className="stat-value">{formatPlanName(account.tier)}</p>
+        </div>
+        <div className="card stat">
+          <p className="stat-label">Status</p>
+          <p className="stat-value" data-testid="status">
+            {account.status}
+          </p>
+        </div>
+        <div className="card stat">
+          <p className="stat-label">Requests, 30 days</p>
+          <p className="stat-value">{usage.data === undefined ? '…' : formatNumber(usage.data.days.reduce((n, d) => n + d.requests, 0))}</p>
+        </div>
+      </div>
+
+      {usage.data === undefined ? null : <DayCharts days={usage.data.days} />}
+
+      <section className="card flush" aria-labelledby="keys-title">
+        <h2 id="keys-title" className="card-title padded">
+          API keys
+        </h2>
+        {keys.data === undefined ? (
+          <LoadState error={keys.error} onRetry={keys.reload} />
+        ) : (
+          <table className="table stacked">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.keys.map((key) => (
+                <tr key={key.id} className={key.status === 'revoked' ? 'is-revoked' : undefined}>
+                  <th scope="row" data-label="Name" className="key-name">
+                    {key.name}
+                  </th>
+                  <td data-label="Key">
+                    <code className="key-mask">{key.key}</code>
+                  </td>
+                  <td data-label="Last used">{key.last_used_at === null ? <span className="muted">Never</span> : formatDateTime(key.last_used_at)}</td>
+                  <td data-label="Status">
+                    <span className={`badge ${key.status === 'active' ? 'success' : 'neutral'}`}>{key.status}</span>
+                  </td>
+                  <td className="actions">
+                    {key.status === 'active' ? (
+                      <button type="button" className="button danger-outline small" onClick={() => setAction({ kind: 'revoke', key })}>
+                        Revoke<span className="visually-hidden"> {key.name}</span>
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="card flush" aria-labelledby="ledger-title">
+        <h2 id="ledger-title" className="card-title padded">
+          Ledger (newest 20)
+        </h2>
+        {ledger.data === undefined ? (
+          <LoadState error={ledger.error} onRetry={ledger.reload} />
+        ) : (
+          <table className="table stacked">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col" className="num">Credits</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.data.entries.map((entry) => (
+                <tr key={entry.id}>
+                  <th scope="row" data-label="When">{formatDateTime(entry.created_at)}</th>
+                  <td data-label="Kind">{entry.kind}</td>
+                  <td data-label="Credits" className="num">{formatCredits(entry.amount_micros)}</td>
+                  <td data-label="Reason">{entry.reason ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <Dialog open={action.kind === 'credits'} title={action.kind === 'credits' && action.mode === 'adjust' ? 'Adjust credits' : 'Grant credits'} onClose={close}>
+        {action.kind === 'credits' ? (
+          <CreditsForm
+            mode={action.mode}
+            email={account.email}
+            onCancel={close}
+            onDone={(micros) => done(`${action.mode === 'grant' ? 'Granted' : 'Adjusted by'} ${formatCredits(micros)} credits.`)}
+            path={`${base}/credits/${action.mode}`}
+          />
+        ) : null}
+      </Dialog>
+      <Dialog open={action.kind === 'status'} title={suspended ? 'Reactivate this account?' : 'Suspend this account?'} tone={suspended ? 'default' : 'danger'} onClose={close}>
+        {action.kind === 'status' ? (
+          <ConfirmAction
+            label={suspended ? 'Reactivate' : 'Suspend account'}
+            busyLabel={suspended ? 'Reactivating…' : 'Suspending…'}
+            tone={suspended ? 'primary' : 'danger'}
+            onCancel={close}
+            action={async () => {
+              await api(`${base}/${suspended ? 'reactivate' : 'suspend'}`, { method: 'POST' });
+              done(suspended ? 'The account is active again.' : 'The account is suspended: its keys get 403 from now on.');
+            }}
+          >
+            <p>
+              {suspended ? (
+                <>
+                  <strong>{account.email}</strong> can use the API again with its keys.
+                </>
+              ) : (
+                <>
+                  Every request with <strong>{account.email}</strong>’s keys is refused (403) at once, on every instance, until it is reactivated.
+                </>
+              )}
+            </p>
+          </ConfirmAction>
+        ) : null}
+      </Dialog>
+      <Dialog open={action.kind === 'tier'} title="Change tier" onClose={close}>
+        {action.kind === 'tier' ? <TierForm current={account.tier} path={`${base}/tier`} onCancel={close} onDone={(tier) => done(`The tier is now ${formatPlanName(tier)}.`)} /> : null}
+      </Dialog>
+      <Dialog open={action.kind === 'revoke'} title="Revoke this key?" tone="danger" onClose={close}>
+        {action.kind === 'revoke' ? (
+          <ConfirmAction
+            label="Revoke key"
+            busyLabel="Revoking…"
+            tone="danger"
+            onCancel={close}
+            action={async () => {
+              await api(adminPath(`/keys/${encodeURIComponent(action.key.id)}/revoke`), { method: 'POST' });
+              done(`The key “${action.key.name}” was revoked.`);
+            }}
+          >
+            <p>
+              <strong>{action.key.name}</strong> (<code>{action.key.key}</code>) stops working at once: requests with it get 401. This cannot be undone.
+            </p>
+          </ConfirmAction>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}
+
+function CreditsForm({ mode, email, path, onDone, onCancel }: { mode: 'grant' | 'adjust'; email: string; path: string; onDone(micros: number): void; onCancel(): void }) {
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const micros = creditsInputToMicros(amount, { signed: mode === 'adjust' });
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (micros === null) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api(path, { method: 'POST', body: { amount_micros: micros, reason: reason.trim() } });
+      onDone(micros);
+    } catch (err) {
+      setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="form">
+      <p>
+        For <strong>{email}</strong>. The change is kept in the account’s ledger and the audit log.
+      </p>
+      <TextField
+        label="Credits"
+        hint={mode === 'adjust' ? 'Negative takes credits away, never below zero.' : 'Up to 6 decimals.'}
+        inputMode="decimal"
+        required
+        value={amount}
+        onChange={(e) => setAmount(e.target.value)}
+        error={amount !== '' && micros === null ? 'Enter an amount of credits, such as 5 or 2.5.' : error?.fields.amount_micros}
+      />
+      <TextField label="Reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} error={error?.fields.reason} />
+      {error !== undefined && Object.keys(error.fields).length === 0 ? <Notice tone="error">{error.message}</Notice> : null}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={busy || micros === null || reason.trim() === ''}>
+          {busy ? 'Saving…' : micros === null ? (mode === 'grant' ? 'Grant' : 'Adjust') : `${mode === 'grant' ? 'Grant' : 'Adjust by'} ${formatCredits(micros)} credits`}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TierForm({ current, path, onDone, onCancel }: { current: string; path: string; onDone(tier: string): void; onCancel(): void }) {
+  const catalog = useApiData<Catalog>(adminPath('/catalog'));
+  const [tier, setTier] = useState(current);
+  if (catalog.data === undefined) return <LoadState error={catalog.error} onRetry={catalog.reload} />;
+  return (
+    <ConfirmAction
+      label="Change tier"
+      busyLabel="Changing…"
+      tone="primary"
+      onCancel={onCancel}
+      action={async () => {
+        await api(path, { method: 'POST', body: { tier } });
+        onDone(tier);
+      }}
+    >
+      <div className="field">
+        <label htmlFor="tier-select">Tier</label>
+        <select id="tier-select" value={tier} onChange={(e) => setTier(e.target.value)}>
+          {catalog.data.tiers.map((t) => (
+            <option key={t.name} value={t.name}>
+              {formatPlanName(t.name)} ({formatNumber(t.rpm)} requests/min{t.subscription ? ', needs a subscription' : ''})
+            </option>
+          ))}
+        </select>
+      </div>
+    </ConfirmAction>
+  );
+}

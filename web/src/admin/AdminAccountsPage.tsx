@@ -1,0 +1,95 @@
+// Accounts: a table searched by email, name or id, a page of 25 at a time.
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { LoadState } from '../components/LoadState';
+import { PageHeader } from '../components/PageHeader';
+import { formatCredits, formatDate, formatPlanName } from '../format';
+import { usePageTitle } from '../page-title';
+import { useApiData } from '../use-api-data';
+import { adminPath, type AccountPage } from './admin-api';
+
+const PAGE_SIZE = 25;
+
+export function AdminAccountsPage() {
+  usePageTitle('Accounts');
+  const [typed, setTyped] = useState('');
+  const [query, setQuery] = useState({ search: '', offset: 0 });
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(query.offset) });
+  if (query.search !== '') params.set('search', query.search);
+  const page = useApiData<AccountPage>(adminPath(`/accounts?${params}`));
+
+  function search(event: FormEvent) {
+    event.preventDefault();
+    setQuery({ search: typed.trim(), offset: 0 });
+  }
+
+  return (
+    <>
+      <PageHeader title="Accounts" description="Every account, oldest first. Search by part of an email or name, or a whole account id." />
+      <form className="toolbar" role="search" onSubmit={search}>
+        <div className="field compact">
+          <label htmlFor="account-search">Search</label>
+          <input id="account-search" type="search" value={typed} maxLength={320} onChange={(e) => setTyped(e.target.value)} />
+        </div>
+        <button type="submit" className="button primary">
+          Search
+        </button>
+      </form>
+      {page.data === undefined ? (
+        <LoadState error={page.error} onRetry={page.reload} />
+      ) : (
+        <section className="card flush" aria-label="Accounts">
+          <table className="table stacked">
+            <caption className="visually-hidden">Accounts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Status</th>
+                <th scope="col">Tier</th>
+                <th scope="col" className="num">Balance</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.accounts.map((account) => (
+                <tr key={account.id}>
+                  <th scope="row" data-label="Email">
+                    <Link to={`/admin/accounts/${account.id}`}>{account.email}</Link>
+                    {account.role === 'operator' ? <span className="badge accent">operator</span> : null}
+                  </th>
+                  <td data-label="Status">
+                    <span className={`badge ${account.status === 'active' ? 'success' : 'danger'}`}>{account.status}</span>
+                  </td>
+                  <td data-label="Tier">{formatPlanName(account.tier)}</td>
+                  <td data-label="Balance" className="num">
+                    {formatCredits(account.balance_micros)}
+                  </td>
+                  <td data-label="Created">{formatDate(account.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {page.data.accounts.length === 0 ? <p className="muted padded">No account matches.</p> : null}
+          <div className="pager">
+            <span className="muted">
+              {page.data.total === 0 ? 'None' : `${query.offset + 1}–${query.offset + page.data.accounts.length} of ${page.data.total}`}
+            </span>
+            <span className="toolbar">
+              <button type="button" className="button small" disabled={query.offset === 0} onClick={() => setQuery({ ...query, offset: Math.max(0, query.offset - PAGE_SIZE) })}>
+                Previous
+              </button>
+              <button
+                type="button"
+                className="button small"
+                disabled={query.offset + PAGE_SIZE >= page.data.total}
+                onClick={() => setQuery({ ...query, offset: query.offset + PAGE_SIZE })}
+              >
+                Next
+              </button>
+            </span>
+          </div>
+        </section>
+      )}
+    </>
+  );
+}

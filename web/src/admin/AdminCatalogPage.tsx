@@ -1,0 +1,81 @@
+// Models and tiers as configured (read only): prices in credits per million tokens, limits.
+import { LoadState } from '../components/LoadState';
+import { PageHeader } from '../components/PageHeader';
+import { formatCredits, formatNumber, formatPlanName } from '../format';
+import { usePageTitle } from '../page-title';
+import { useApiData } from '../use-api-data';
+import { adminPath, type Catalog } from './admin-api';
+
+export function AdminCatalogPage() {
+  usePageTitle('Models and tiers');
+  const catalog = useApiData<Catalog>(adminPath('/catalog'));
+  if (catalog.data === undefined) return <LoadState error={catalog.error} onRetry={catalog.reload} />;
+  const { tiers, models, default_tier: defaultTier } = catalog.data;
+  return (
+    <>
+      <PageHeader title="Models and tiers" description="As configured in lmgate.yaml; change them there and restart." />
+      <section className="card flush" aria-labelledby="tiers-title">
+        <h2 id="tiers-title" className="card-title padded">
+          Tiers
+        </h2>
+        <table className="table stacked">
+          <thead>
+            <tr>
+              <th scope="col">Tier</th>
+              <th scope="col" className="num">Requests/min</th>
+              <th scope="col" className="num">Tokens/min</th>
+              <th scope="col" className="num">Concurrent</th>
+              <th scope="col">Models</th>
+              <th scope="col">Subscription</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tiers.map((tier) => (
+              <tr key={tier.name}>
+                <th scope="row" data-label="Tier">
+                  {formatPlanName(tier.name)} {tier.name === defaultTier ? <span className="badge accent">default</span> : null}
+                </th>
+                <td data-label="Requests/min" className="num">{formatNumber(tier.rpm)}</td>
+                <td data-label="Tokens/min" className="num">{formatNumber(tier.tpm)}</td>
+                <td data-label="Concurrent" className="num">{formatNumber(tier.concurrency)}</td>
+                <td data-label="Models">
+                  <code>{tier.models.join(', ')}</code>
+                </td>
+                <td data-label="Subscription">{tier.subscription ? `${tier.price_month}/month, ${formatCredits(tier.credits_month_micros)} credits` : 'None'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="card flush" aria-labelledby="models-title">
+        <h2 id="models-title" className="card-title padded">
+          Models
+        </h2>
+        <table className="table stacked">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              <th scope="col" className="num">Input / M tokens</th>
+              <th scope="col" className="num">Output / M tokens</th>
+              <th scope="col" className="num">Context</th>
+              <th scope="col">Tiers</th>
+            </tr>
+          </thead>
+          <tbody>
+            {models.map((model) => (
+              <tr key={model.id}>
+                <th scope="row" data-label="Model">
+                  <code>{model.id}</code>
+                </th>
+                <td data-label="Input / M tokens" className="num">{formatCredits(model.input_per_mtok_micros)}</td>
+                <td data-label="Output / M tokens" className="num">{formatCredits(model.output_per_mtok_micros)}</td>
+                <td data-label="Context" className="num">{formatNumber(model.context)}</td>
+                <td data-label="Tiers">{model.tiers.map(formatPlanName).join(', ') || 'None'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+}
