@@ -1,15 +1,21 @@
 // The error family: what went wrong, with the data a renderer needs. Each error carries a
 // `code` from one union (`ErrorCode`); its status, message and headers live only in the
-// table of http/error-table.ts, which the compiler holds to one row per code.
+// table of http/error-table.ts, which the compiler holds to one row per code. The refusals
+// of a request's form (its bytes, head and body, before any route) are in request-errors.ts.
+import { LmgateError } from './lmgate-error.js';
+import {
+  HeadersTooLargeError,
+  MalformedJsonError,
+  MalformedRequestError,
+  PayloadTooLargeError,
+  RequestTimeoutError,
+  UnsupportedContentEncodingError,
+  UnsupportedMediaTypeError,
+  UriTooLongError,
+} from './request-errors.js';
 
-export abstract class LmgateError extends Error {
-  abstract readonly code: ErrorCode;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export { LmgateError } from './lmgate-error.js';
+export * from './request-errors.js';
 
 /** Authorization header missing or not of the form `Bearer <key>`. */
 export class UnauthenticatedError extends LmgateError {
@@ -112,91 +118,6 @@ export class ValidationError extends LmgateError {
 
   constructor(readonly fields: Record<string, string[]>) {
     super(`invalid fields: ${Object.keys(fields).join(', ')}`);
-  }
-}
-
-export class MalformedJsonError extends LmgateError {
-  readonly code = 'malformed_json';
-
-  constructor(cause?: unknown) {
-    super('malformed JSON body', { cause });
-  }
-}
-
-/**
- * The request is not usable HTTP: refused by Node's parser (framing, header syntax), by
- * the router (bad URL encoding), or because a field that may appear once appears twice.
- */
-export type MalformedRequestReason =
-  | { kind: 'http' }
-  | { kind: 'url' }
-  | { kind: 'duplicate_header'; header: string }
-  | { kind: 'transfer_coding'; coding: string };
-
-export class MalformedRequestError extends LmgateError {
-  readonly code = 'malformed_request';
-
-  constructor(readonly reason: MalformedRequestReason) {
-    super(`malformed request: ${reason.kind}`);
-  }
-}
-
-/** The body is compressed (Content-Encoding); request bodies are read as they are. */
-export class UnsupportedContentEncodingError extends LmgateError {
-  readonly code = 'unsupported_content_encoding';
-
-  constructor(readonly encoding: string) {
-    super(`unsupported content encoding ${encoding}`);
-  }
-}
-
-/** The request was not received in full within the server's timeouts. */
-export class RequestTimeoutError extends LmgateError {
-  readonly code = 'request_timeout';
-
-  constructor() {
-    super('request not received in time');
-  }
-}
-
-/** The request line (URL), or a path parameter in it, is over its bound. */
-export class UriTooLongError extends LmgateError {
-  readonly code = 'uri_too_long';
-
-  constructor() {
-    super('request URL too long');
-  }
-}
-
-/** The header section is over Node's header size limit. */
-export class HeadersTooLargeError extends LmgateError {
-  readonly code = 'headers_too_large';
-
-  constructor() {
-    super('request headers too large');
-  }
-}
-
-export class UnsupportedMediaTypeError extends LmgateError {
-  readonly code = 'unsupported_media_type';
-
-  constructor(readonly contentType: string | undefined) {
-    super(`unsupported content type ${contentType ?? '(none)'}`);
-  }
-}
-
-/** A bound on a body's structure that it went past (http/json-bounds.ts). */
-export interface StructureBound {
-  kind: 'json_values' | 'json_depth';
-  limit: number;
-}
-
-/** The body is over the byte limit, or, when `bound` is set, over a bound on its structure. */
-export class PayloadTooLargeError extends LmgateError {
-  readonly code = 'payload_too_large';
-
-  constructor(readonly bound?: StructureBound) {
-    super(bound ? `body over the ${bound.kind} limit of ${bound.limit}` : 'body over the configured limit');
   }
 }
 

@@ -10,17 +10,15 @@ import * as adminKeys from './admin-keys.js';
 import * as audit from './audit.js';
 import * as changes from './changes.js';
 import * as codes from './codes.js';
-import type { Dialect } from './dialect.js';
 import { openPostgres } from './dialects/postgres.js';
 import { openSqlite } from './dialects/sqlite.js';
 import * as keys from './keys.js';
 import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
-import * as payments from './payments.js';
+import { KyselyPaymentStore } from './kysely-payment-store.js';
 import * as requestLog from './request-log.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import * as sessions from './sessions.js';
-import type { Db } from './sql.js';
 import type {
   Account,
   AccountPage,
@@ -32,7 +30,6 @@ import type {
   NewAdminKey,
   NewAuditEntry,
   UsageReport,
-  AutoRecharge,
   CappedCharge,
   AccountStatus,
   ApiKeyRecord,
@@ -43,20 +40,12 @@ import type {
   NewApiKey,
   KeyUpdate,
   NewLedgerEntry,
-  NewPayment,
-  Payment,
-  PaymentChanges,
-  PaymentRef,
-  PaymentStatus,
   NewRedemptionCode,
   NewSignUp,
   RedeemOutcome,
   RedemptionCode,
   Session,
   Store,
-  StripeCustomer,
-  StripeEventRecord,
-  SubscriptionState,
   TimeRange,
   UsageRecord,
   UsageSummary,
@@ -76,14 +65,7 @@ export function openStore(location: StoreLocation): Store {
   return new KyselyStore(db, dialect, false);
 }
 
-export class KyselyStore implements Store {
-  constructor(
-    readonly db: Db,
-    private readonly sqlDialect: Dialect,
-    /** True for the store handed to a `transaction` callback: everything runs on its transaction. */
-    private readonly inTransaction: boolean,
-  ) {}
-
+export class KyselyStore extends KyselyPaymentStore implements Store {
   get dialect(): 'sqlite' | 'postgres' {
     return this.sqlDialect.name;
   }
@@ -96,10 +78,6 @@ export class KyselyStore implements Store {
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
     return this.sqlDialect.transaction(this.db, (trx) => fn(new KyselyStore(trx, this.sqlDialect, true)));
-  }
-
-  private write<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
-    return this.inTransaction ? fn(this.db) : this.sqlDialect.transaction(this.db, fn);
   }
 
   async migrate(): Promise<string[]> {
@@ -289,75 +267,6 @@ export class KyselyStore implements Store {
 
   redeemCode(accountId: string, codeHash: string, nowIso: string): Promise<RedeemOutcome> {
     return this.write((trx) => codes.redeemCode(trx, this.sqlDialect, accountId, codeHash, nowIso));
-  }
-
-  recordStripeEvent(event: StripeEventRecord): Promise<boolean> {
-    return payments.recordStripeEvent(this.db, event);
-  }
-
-  findStripeEvent(id: string): Promise<StripeEventRecord | undefined> {
-    return payments.findStripeEvent(this.db, id);
-  }
-
-  listStripeEvents(options?: { limit?: number }): Promise<StripeEventRecord[]> {
-    return payments.listStripeEvents(this.db, options);
-  }
-
-  findStripeCustomer(accountId: string): Promise<StripeCustomer | undefined> {
-    return payments.findStripeCustomer(this.db, accountId);
-  }
-
-  findStripeCustomerById(customerId: string): Promise<StripeCustomer | undefined> {
-    return payments.findStripeCustomerById(this.db, customerId);
-  }
-
-  saveStripeCustomer(accountId: string, customerId: string): Promise<StripeCustomer> {
-    return payments.saveStripeCustomer(this.db, accountId, customerId);
-  }
-
-  async lockAccount(accountId: string): Promise<void> {
-    if (!this.inTransaction) throw new Error('lockAccount holds a lock only inside a transaction');
-    await this.sqlDialect.lockBalances(this.db, [accountId]);
-  }
-
-  applySubscriptionState(accountId: string, state: SubscriptionState, atUnixSec: number): Promise<Account | undefined> {
-    return this.write((trx) => payments.applySubscriptionState(trx, this.sqlDialect, accountId, state, atUnixSec));
-  }
-
-  createPayment(payment: NewPayment): Promise<Payment> {
-    return payments.createPayment(this.db, payment);
-  }
-
-  findPayment(ref: PaymentRef): Promise<Payment | undefined> {
-    return payments.findPayment(this.db, ref);
-  }
-
-  updatePayment(id: string, changes: PaymentChanges, fromStatus?: PaymentStatus): Promise<Payment | undefined> {
-    return payments.updatePayment(this.db, id, changes, fromStatus);
-  }
-
-  listPayments(options?: { accountId?: string; limit?: number }): Promise<Payment[]> {
-    return payments.listPayments(this.db, options);
-  }
-
-  findAutoRecharge(accountId: string): Promise<AutoRecharge | undefined> {
-    return payments.findAutoRecharge(this.db, accountId);
-  }
-
-  setAutoRecharge(accountId: string, settings: { thresholdMicros: number; amountMinor: number; enabled: boolean }): Promise<AutoRecharge> {
-    return payments.setAutoRecharge(this.db, accountId, settings);
-  }
-
-  claimAutoRecharge(accountId: string): Promise<number | undefined> {
-    return payments.claimAutoRecharge(this.db, accountId);
-  }
-
-  rearmAutoRecharge(accountId: string): Promise<void> {
-    return payments.rearmAutoRecharge(this.db, accountId);
-  }
-
-  disableAutoRecharge(accountId: string, notice: string): Promise<void> {
-    return payments.disableAutoRecharge(this.db, accountId, notice);
   }
 
   disableRedemptionCode(codeId: string): Promise<RedemptionCode | undefined> {

@@ -16,7 +16,8 @@ let browser: Browser;
 let t: TestApp;
 beforeAll(async () => {
   browser = await launchBrowser();
-  t = await startApp({ overrides: { signup: { credits: 5 } } });
+  // demo-echo free, so the customer's calls leave the balances this test counts whole.
+  t = await startApp({ overrides: { signup: { credits: 5 }, models: { 'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 0, output: 0 } } } } });
 });
 afterAll(async () => {
   await browser.close();

@@ -41,9 +41,9 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
       current: 'free',
       subscriptionStatus: 'inactive',
       plans: [
-        { name: 'free', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-echo', 'demo-lorem'], selfService: true, current: true },
-        { name: 'starter', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 5, tpm: 50_000, concurrency: 2, models: ['demo-echo', 'demo-lorem'], selfService: true, current: false },
-        { name: 'pro', subscription: true, priceMonth: 20, currency: 'usd', creditsMonthMicros: 25_000_000, rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['demo-echo', 'demo-lorem'], selfService: false, current: false },
+        { name: 'free', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-echo', 'demo-lorem', 'demo-embed'], selfService: true, current: true },
+        { name: 'starter', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 5, tpm: 50_000, concurrency: 2, models: ['demo-echo', 'demo-lorem', 'demo-embed'], selfService: true, current: false },
+        { name: 'pro', subscription: true, priceMonth: 20, currency: 'usd', creditsMonthMicros: 25_000_000, rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['demo-echo', 'demo-lorem', 'demo-embed'], selfService: false, current: false },
       ],
     });
   });
