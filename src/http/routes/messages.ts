@@ -1,7 +1,8 @@
 // POST /messages: Anthropic's Messages API, served by any model in the catalogue that
 // serves chat. The request is checked in Anthropic's terms and translated to a chat
 // request, which takes the metered path every endpoint shares (metered-route.ts); the
-// answer, whole or event by event, is translated back. Every refusal, the API hooks'
+// answer, whole or event by event, is translated back. POST /messages/count_tokens counts
+// a request's prompt, unmetered. Every refusal, the API hooks'
 // included, is Anthropic's error shape (anthropic-error-reply.ts), and the key may come
 // in `x-api-key` as well as a Bearer token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -12,6 +13,7 @@ import { anthropicUsage, chatCompletionToAnthropic } from '../../anthropic/respo
 import { ChatToAnthropicStream } from '../../anthropic/stream-translation.js';
 import { validateMessagesRequest } from '../../anthropic/validate-request.js';
 import type { ChatRequest } from '../../chat/chat-request.js';
+import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import { ValidationError } from '../../errors.js';
@@ -21,7 +23,7 @@ import { chatBackendOf } from '../../models/catalog.js';
 import { renderAnthropicError, sendAnthropicError } from '../anthropic-error-reply.js';
 import { AnthropicEventSink } from '../anthropic-sse.js';
 import { chatBackendCall } from '../chat-call.js';
-import { meteredRoute, type ErrorSurface, type MeteredEndpoint } from '../metered-route.js';
+import { meteredRoute, requireJsonBody, type ErrorSurface, type MeteredEndpoint } from '../metered-route.js';
 
 /** Anthropic's versions are dates; its SDKs always send one. */
 const ANTHROPIC_VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -87,7 +89,22 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       done();
     });
     meteredRoute(scope, services, '/messages', MESSAGES);
+    // The prompt's tokens as the chat plan counts them; nothing is generated, nothing charged.
+    scope.post('/messages/count_tokens', async (request) => {
+      requireJsonBody(request);
+      const chat = validateChatRequest(anthropicToChatRequest(validateMessagesRequest(withMaxTokens(request.body))));
+      const model = services.catalog.resolve(chat.model, 'chat');
+      assertTierAllowsModel(request.principal!.tier, model.id);
+      const { promptTokens } = await planTokens(chat, model);
+      return { input_tokens: promptTokens };
+    });
   });
+}
+
+/** A count has no output: `max_tokens`, which a Messages request requires, is optional here. */
+function withMaxTokens(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || 'max_tokens' in body) return body;
+  return { ...body, max_tokens: 1 };
 }
 
 function requireAnthropicVersion(request: FastifyRequest): void {
