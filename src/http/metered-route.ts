@@ -218,7 +218,7 @@ function statusAfter(err: unknown, client: ClientConnection): number {
 }
 
 /** The spec's requests carry `Content-Type: application/json`; anything else is 415. */
-function requireJsonBody(request: FastifyRequest): void {
+export function requireJsonBody(request: FastifyRequest): void {
   const type = request.headers['content-type'];
   if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) throw new UnsupportedMediaTypeError(type);
 }
