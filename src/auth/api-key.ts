@@ -3,7 +3,7 @@
 // offline, and lets lmgate reject mistyped or forged keys before any lookup. Only the
 // SHA-256 of the whole key is stored. Admin keys (admin/admin-key.ts) have the same form
 // behind a prefix of their own.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { randomBase62 } from '../ids.js';
 
@@ -43,7 +43,8 @@ export function isWellFormedKeyWithPrefix(candidate: string, keyPrefix: string):
 }
 
 export function hashApiKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // The one-shot form: a third of createHash's cost, on every request.
+  return hash('sha256', secret, 'hex');
 }
 
 function checksumOf(text: string): string {
