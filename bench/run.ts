@@ -184,7 +184,7 @@ interface UpstreamFigures {
   rows: UpstreamRow[];
   /** lmgate's event-loop delay over LOOP_SEC alone at saturation (non-streaming). */
   loop: EventLoopDelayMs & { requestsPerSec: number };
-  /** Time lmgate's store spent writing usage records (each with its ledger entry) per record, over the saturated rounds. */
+  /** CPU of lmgate's usage write thread per record (each with its ledger entry), over the saturated rounds. */
   usageWriteUsPerRecord: number;
 }
 
@@ -233,7 +233,7 @@ async function upstreamGroup(servers: Record<Path, Server>, headers: Record<stri
 
 async function usageWrites(lmgateUrl: string): Promise<{ seconds: number; records: number }> {
   const sample = await scrapeMetrics(lmgateUrl);
-  return { seconds: sample('lmgate_usage_write_seconds_sum'), records: sample('lmgate_usage_records_written_total') };
+  return { seconds: sample('lmgate_usage_write_thread_cpu_seconds_total'), records: sample('lmgate_usage_records_written_total') };
 }
 
 function printUpstream({ rows, usageWriteUsPerRecord, loop }: UpstreamFigures): void {
@@ -287,8 +287,8 @@ function printUpstream({ rows, usageWriteUsPerRecord, loop }: UpstreamFigures): 
     `- event-loop delay, lmgate alone at saturation for ${LOOP_SEC} s (${loop.requestsPerSec.toFixed(0)} req/s): p50 ${loop.p50Ms.toFixed(2)} ms, ` +
       `p99 ${loop.p99Ms.toFixed(2)} ms, max ${loop.maxMs.toFixed(1)} ms (target p99 < 5 ms) ${verdict(loop.p99Ms < 5)}`,
   );
-  // Part of lmgate's CPU per request, written in batches on a thread of its own (lmgate_usage_write_seconds).
-  console.log(`\nlmgate's usage write (record and ledger entry, in batches, on its own thread): ${usageWriteUsPerRecord.toFixed(1)} µs of that thread's time per request at saturation`);
+  // Part of lmgate's CPU per request, written in batches on a thread of its own (lmgate_usage_write_thread_cpu_seconds_total).
+  console.log(`\nlmgate's usage write (record and ledger entry, in batches, on its own thread): ${usageWriteUsPerRecord.toFixed(1)} µs of that thread's CPU per request at saturation`);
 }
 
 function verdict(met: boolean): string {

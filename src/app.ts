@@ -110,6 +110,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   metrics.watchEventLoop(eventLoopDelay);
   const admission = deps.shared?.admission ?? memoryAdmission(store, (err) => app.log.error({ err }, 'usage flush failed'));
   metrics.watchUsageQueue(() => admission.pendingUsage);
+  metrics.watchUsageThread(() => store.usageThreadCpuSeconds());
   metrics.watchMode(deps.shared && (() => deps.shared!.admission.health()));
   admission.observeUsageWrites({
     batchWritten: (records, seconds) => metrics.batchWritten(records, seconds),

@@ -188,6 +188,21 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
     if (firstByteSec !== undefined) tally.observeFirstByte(firstByteSec);
   }
 
+  /** The usage write thread's CPU, read at scrape time; no series where there is no such figure. */
+  watchUsageThread(cpuSeconds: () => number | undefined): void {
+    new Counter({
+      name: 'lmgate_usage_write_thread_cpu_seconds_total',
+      help: "CPU time SQLite's usage write thread has used (its own, unlike the batch times above).",
+      registers: [this.registry],
+      collect() {
+        const seconds = cpuSeconds();
+        if (seconds === undefined) return;
+        this.reset();
+        this.inc(seconds);
+      },
+    });
+  }
+
   /** Where the number of usage records waiting for the store is read at scrape time. */
   watchUsageQueue(pending: () => number): void {
     this.usageQueue = pending;

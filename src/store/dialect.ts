@@ -22,6 +22,8 @@ export interface Dialect {
   recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<CappedCharge[]>;
   /** Starts what writes usage beside the connection (SQLite's usage write thread), if anything. */
   prepareUsageWrites(): void;
+  /** CPU seconds the usage write thread has used, where there is one and the OS tells. */
+  usageThreadCpuSeconds(): number | undefined;
   /** Stops what the dialect runs beside the connection (SQLite's usage write thread). */
   close(): Promise<void>;
 }

@@ -217,6 +217,10 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     this.sqlDialect.prepareUsageWrites();
   }
 
+  usageThreadCpuSeconds(): number | undefined {
+    return this.sqlDialect.usageThreadCpuSeconds();
+  }
+
   recordUsage(records: readonly UsageRecord[]): Promise<CappedCharge[]> {
     return usage.recordUsage(this.db, this.sqlDialect, records, this.inTransaction);
   }

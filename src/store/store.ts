@@ -313,6 +313,8 @@ export interface Store extends AdminStore, RequestLogStore {
   recordUsage(records: readonly UsageRecord[]): Promise<CappedCharge[]>;
   /** This store will write usage: start what writes it now (SQLite's usage thread), not on the first batch. */
   prepareUsageWrites(): void;
+  /** CPU seconds SQLite's usage write thread has used (on Linux); undefined elsewhere. */
+  usageThreadCpuSeconds(): number | undefined;
   balanceOf(accountId: string): Promise<number>;
   /** The balance with its version, which every write of it raises (to order reads of it). */
   versionedBalanceOf(accountId: string): Promise<VersionedBalance>;

@@ -101,6 +101,8 @@ describe('/metrics', () => {
     expect(delta('lmgate_usage_write_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(delta('lmgate_usage_write_seconds_sum')).toBeGreaterThan(0);
     expect(unlabelled(after, 'lmgate_usage_queue_records')).toBe(0);
+    // The write thread's own CPU, read from /proc on Linux.
+    if (process.platform === 'linux') expect(unlabelled(after, 'lmgate_usage_write_thread_cpu_seconds_total')).toBeGreaterThanOrEqual(0);
   });
 
   it('refuses a client that is not on loopback', async () => {

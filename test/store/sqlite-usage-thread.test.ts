@@ -63,6 +63,18 @@ it('keeps the event loop turning while a batch of 20,000 records commits', async
   expect(await store.listUsage(account.id, { limit: 30_000 })).toHaveLength(20_001);
 });
 
+it.runIf(process.platform === 'linux')('reports the CPU its thread used, which grows with what it writes', async () => {
+  const account = await store.createAccount({ email: 'cpu@example.com', tier: 'free' });
+  await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000_000, reason: 'test' });
+  await store.recordUsage(records(account.id, 1));
+  const before = store.usageThreadCpuSeconds()!;
+  await store.recordUsage(records(account.id, 20_000));
+  const after = store.usageThreadCpuSeconds()!;
+  // 20,000 inserts with their ledger entries take well over a clock tick (10 ms) of CPU.
+  expect(before).toBeGreaterThanOrEqual(0);
+  expect(after - before).toBeGreaterThan(0.01);
+});
+
 it('stops its thread on close, and a store opened again writes on a new one', async () => {
   const account = await store.createAccount({ email: 'reopen@example.com', tier: 'free' });
   await store.recordUsage(records(account.id, 10));

@@ -60,6 +60,7 @@ const postgresDialect: Dialect = {
   },
   // The pool is the connection: nothing to start, and Kysely's destroy closes it.
   prepareUsageWrites: () => undefined,
+  usageThreadCpuSeconds: () => undefined,
   close: async () => undefined,
 };
 

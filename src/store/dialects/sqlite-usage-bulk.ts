@@ -16,7 +16,7 @@ export interface UsageBatchRequest {
   at: string;
 }
 export type UsageBatchReply =
-  | { id: number; capped: CappedCharge[] }
+  | { id: number; capped: CappedCharge[]; threadCpuSeconds: number | undefined }
   | { id: number; missingAccount: string }
   | { id: number; error: { name: string; message: string; stack?: string } };
 

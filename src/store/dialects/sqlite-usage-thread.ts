@@ -1,5 +1,6 @@
 // The worker thread that owns the SQLite connection usage batches are written on, so a
 // batch's inserts never hold the event loop (sqlite-usage-worker.ts is the other side).
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { NotFoundInStoreError } from '../store.js';
 import { openSqliteHandle } from './sqlite-handle.js';
@@ -15,7 +16,7 @@ const bulk = new SqliteUsageBulk(openSqliteHandle((workerData as { path: string 
 parentPort!.on('message', ({ id, records, at }: UsageBatchRequest) => {
   let reply: UsageBatchReply;
   try {
-    reply = { id, capped: bulk.recordUsage(records, at) };
+    reply = { id, capped: bulk.recordUsage(records, at), threadCpuSeconds: threadCpuSeconds() };
   } catch (err) {
     reply =
       err instanceof NotFoundInStoreError
@@ -24,3 +25,22 @@ parentPort!.on('message', ({ id, records, at }: UsageBatchRequest) => {
   }
   parentPort!.postMessage(reply);
 });
+
+// Linux's clock ticks for /proc times (sysconf(_SC_CLK_TCK)); 100 on every mainstream build.
+const TICKS_PER_SEC = 100;
+
+/**
+ * CPU this thread has used so far (user + system), where /proc shows it (Linux): the
+ * write's own cost, which the batch's round trip overstates whenever the event loop
+ * holds the core the thread needs.
+ */
+function threadCpuSeconds(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    // Fields after the command name (which may hold spaces) start at state, field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SEC;
+  } catch {
+    return undefined;
+  }
+}

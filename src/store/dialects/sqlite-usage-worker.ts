@@ -32,6 +32,8 @@ export class SqliteUsageWorker {
   private worker: Worker | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private lastId = 0;
+  /** CPU the thread reported having used, as of its last batch. */
+  cpuSeconds: number | undefined;
 
   constructor(private readonly path: string) {}
 
@@ -81,7 +83,10 @@ export class SqliteUsageWorker {
     if (!waiting) return;
     this.waiting.delete(reply.id);
     if (this.waiting.size === 0) this.worker?.unref();
-    if ('capped' in reply) waiting.resolve(reply.capped);
+    if ('capped' in reply) {
+      this.cpuSeconds = reply.threadCpuSeconds;
+      waiting.resolve(reply.capped);
+    }
     else if ('missingAccount' in reply) waiting.reject(new NotFoundInStoreError('account', reply.missingAccount));
     else waiting.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name, stack: reply.error.stack }));
   }

@@ -62,6 +62,7 @@ function sqliteDialect(bulk: SqliteUsageBulk, worker: SqliteUsageWorker | undefi
       return db.connection().execute(async () => bulk.recordUsage(records, at));
     },
     prepareUsageWrites: () => worker?.start(),
+    usageThreadCpuSeconds: () => worker?.cpuSeconds,
     close: async () => worker?.close(),
   };
 }
