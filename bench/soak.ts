@@ -58,8 +58,8 @@ async function main(): Promise<void> {
       if (lmgate.child.exitCode === null && lmgate.child.signalCode === null) reads.push(memoryBytes(pid, 'VmRSS'));
     }, RSS_READ_MS);
     console.log(`\n## Soak: ${SOAK_SEC} s of mixed load\n\nwrk, ${CONNECTIONS} connections, streaming and non-streaming requests alternating, through the mock upstream${hasTaskset ? '; servers on core 0, wrk on core 1' : ''}; RSS at each row and its median over the 30 s before; event-loop delay from lmgate's /metrics (the minute or two before each row)\n`);
-    console.log('| at s | RSS MB | median RSS MB | req/s | loop delay p50 ms | p99 ms | max ms |');
-    console.log('|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('| at s | RSS MB | median RSS MB | V8 heap used / total MB | req/s | loop delay p50 ms | p99 ms | max ms |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
     const rows: Row[] = [];
     let recordsBefore = 0;
     try {
@@ -69,11 +69,14 @@ async function main(): Promise<void> {
         const rssBytes = memoryBytes(pid, 'VmRSS');
         const medianRssBytes = median(reads);
         reads = [];
-        const records = (await scrapeMetrics(lmgate.url))('lmgate_usage_records_written_total');
+        const sample = await scrapeMetrics(lmgate.url);
+        const records = sample('lmgate_usage_records_written_total');
+        // Where the resident memory is: V8's heap (used, and what it holds from the OS) against the rest.
+        const heap = `${mb(sample('lmgate_nodejs_heap_size_used_bytes'))} / ${mb(sample('lmgate_nodejs_heap_size_total_bytes'))}`;
         const row = { atSec, rssBytes, medianRssBytes, requestsPerSec: (records - recordsBefore) / SAMPLE_SEC, ...(await eventLoopDelay(lmgate.url)) };
         recordsBefore = records;
         rows.push(row);
-        console.log(`| ${atSec} | ${mb(rssBytes)} | ${mb(medianRssBytes)} | ${row.requestsPerSec.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.maxMs.toFixed(2)} |`);
+        console.log(`| ${atSec} | ${mb(rssBytes)} | ${mb(medianRssBytes)} | ${heap} | ${row.requestsPerSec.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.maxMs.toFixed(2)} |`);
       }
     } finally {
       clearInterval(reader);
