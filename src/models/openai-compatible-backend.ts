@@ -2,7 +2,7 @@
 // Studio, OpenAI itself, any /v1 server). A model has one or more deployments; each call
 // picks one (weighted, preferring the least busy, skipping those cooling down), forwards
 // the client's request with only `model` rewritten, and relays the answer in OpenAI's
-// shape with lmgate's model id (upstream/exchange.ts). A deployment of kind `anthropic`
+// shape with lmgate's model id (upstream/chat-exchange.ts). A deployment of kind `anthropic`
 // speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts);
 // failover, circuit breakers and limits are the same for both kinds.
 //
@@ -15,7 +15,8 @@ import { sleepMs } from './abortable-sleep.js';
 import { finalError } from './upstream/attempt-failure.js';
 import { AttemptFailure, ClientGoneError } from '../errors.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
-import { CompletionExchange, StreamExchange, type Exchange, type UpstreamCall } from './upstream/exchange.js';
+import type { Exchange, UpstreamCall } from './upstream/exchange.js';
+import { CompletionExchange, StreamExchange } from './upstream/chat-exchange.js';
 import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
 import { EmbeddingExchange } from './upstream/embedding-exchange.js';
 

@@ -4,7 +4,6 @@ import type { Usage } from '../../billing/usage.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from '../../errors.js';
-import { midStreamError } from './attempt-failure.js';
 import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, textWithUsageCost, usageOf } from './wire.js';
 import { usageBody } from '../openai-body.js';
 import { formatCredits, microsToCredits } from '../../billing/money.js';
@@ -82,12 +81,6 @@ export class StreamRelay {
   /** The client went away: what it was sent. */
   partial(): StreamResult {
     return { usage: this.usage(), finishReason: null };
-  }
-
-  /** Before the first chunk a failure moves on to another deployment; after it, ends the stream. */
-  failed(failure: AttemptFailure): StreamResult {
-    if (this.sentChunks === 0) throw failure;
-    return { usage: this.usage(), finishReason: null, error: midStreamError(failure) };
   }
 
   /**
