@@ -8,6 +8,7 @@ import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { ANTHROPIC_PIECES, ANTHROPIC_USAGE, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { DEFAULT_PIECES, FAKE_USAGE, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { readWords } from '../helpers/mid-stream.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
 const PRICES = { inputPerMTokMicros: 1_000_000, outputPerMTokMicros: 2_000_000 };
@@ -204,13 +205,7 @@ describe('a client that leaves', () => {
       body: JSON.stringify({ model: 'claude', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'go' }] }),
     });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = res.body!.getReader();
-    let received = '';
-    while ((received.match(/word/g) ?? []).length < 3) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended early: ${received}`);
-      received += new TextDecoder().decode(value);
-    }
+    const received = await readWords(res, 3);
     expect(received).toMatch(/^event: message_start\ndata: /);
     controller.abort();
 
