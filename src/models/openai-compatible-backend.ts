@@ -3,14 +3,27 @@
 // picks one (weighted, preferring the least busy, skipping those cooling down), forwards
 // the client's request with only `model` rewritten, and relays the answer in OpenAI's
 // shape with lmgate's model id (upstream/chat-exchange.ts). A deployment of kind `anthropic`
-// speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts);
-// failover, circuit breakers and limits are the same for both kinds.
+// speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts).
+// One that speaks OpenAI's Responses API (`responses: native`) also takes /v1/responses as
+// it is (upstream/responses-exchange.ts). Failover, circuit breakers and limits are the same
+// for every kind and API.
 //
 // Failures before the client has seen anything (refused, reset, 5xx, 429, timeouts,
 // garbage) move on to another deployment; after the first chunk has gone out the stream
 // ends with an error and the client is charged for what it got.
 import { Pool } from 'undici';
-import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, EmbeddingBackend, EmbeddingCall, StreamResult } from './backend.js';
+import type {
+  BackendCall,
+  ChatBackend,
+  ChunkSink,
+  CompletionResult,
+  EmbeddingBackend,
+  EmbeddingCall,
+  NamedEventSink,
+  ResponsesBackend,
+  ResponsesCall,
+  StreamResult,
+} from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { finalError } from './upstream/attempt-failure.js';
 import { AttemptFailure, ClientGoneError } from '../errors.js';
@@ -19,6 +32,7 @@ import type { Exchange, UpstreamCall } from './upstream/exchange.js';
 import { CompletionExchange, StreamExchange } from './upstream/chat-exchange.js';
 import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
 import { EmbeddingExchange } from './upstream/embedding-exchange.js';
+import { ResponseExchange, ResponseStreamExchange } from './upstream/responses-exchange.js';
 
 export type { UpstreamDeployment, UpstreamTimeouts } from './upstream/deployment.js';
 
@@ -33,11 +47,14 @@ export interface OpenAICompatibleBackendOptions {
   observer?: DeploymentObserver;
 }
 
-export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend {
+export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend, ResponsesBackend {
   /** Always a promise: the answer comes over the network. */
   complete(call: BackendCall): Promise<CompletionResult>;
   /** The deployments' /embeddings, with the same failover. */
   embed(call: EmbeddingCall): Promise<CompletionResult>;
+  /** The deployments' /responses (those that speak it), with the same failover. */
+  respond(call: ResponsesCall): Promise<CompletionResult>;
+  streamResponse(call: ResponsesCall, sink: NamedEventSink): Promise<StreamResult>;
   /** Closes the keep-alive pools once their requests have finished (shutdown). */
   close(): Promise<void>;
   readonly deployments: readonly Deployment[];
@@ -144,11 +161,29 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     );
   }
 
+  function respond(call: ResponsesCall): Promise<CompletionResult> {
+    return withFailover(
+      call,
+      (deployment) => new ResponseExchange(call, deployment),
+      () => {
+        throw new ClientGoneError();
+      },
+    );
+  }
+
+  function streamResponse(call: ResponsesCall, sink: NamedEventSink): Promise<StreamResult> {
+    return withFailover(
+      call,
+      (deployment) => new ResponseStreamExchange(call, deployment, sink),
+      (): StreamResult => ({ usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null }),
+    );
+  }
+
   async function close(): Promise<void> {
     await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
 
-  return { complete, stream, embed, close, deployments };
+  return { complete, stream, embed, respond, streamResponse, close, deployments };
 }
 
 /** What an attempt says about the deployment's health, for its circuit breaker. */
