@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costMicros } from '../../src/billing/pricing.js';
+import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { DEFAULT_PIECES, FAKE_FUNCTION_CALL, FAKE_RESPONSE_USAGE, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { jsonOf } from '../helpers/json.js';
@@ -21,9 +22,12 @@ const TOOLS: OpenAI.Responses.Tool[] = [
 
 let t: TestApp;
 let upstream: FakeUpstream;
+/** Fails every stream with an error event before anything else: a deployment to move on from. */
+let failing: FakeUpstream;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
+  failing = await startFakeUpstream({ errorEventAfter: 0 });
   process.env.LMGATE_TEST_RESPONSES_KEY = 'sk-upstream-responses';
   t = await startApp({
     overrides: {
@@ -36,6 +40,13 @@ beforeAll(async () => {
         // Failed on purpose below; its breaker must not open meanwhile.
         'up-native-flaky': { price: { input: 1, output: 2 }, deployments: [{ url: upstream.url, model: 'upstream-native', responses: 'native', circuit_breaker: { failures: 100 } }] },
         'up-translated': { price: { input: 1, output: 2 }, deployments: [{ url: upstream.url, model: 'upstream-chat' }] },
+        'up-native-failover': {
+          price: { input: 1, output: 2 },
+          deployments: [
+            { url: failing.url, model: 'upstream-native', responses: 'native', weight: 1000 },
+            { url: upstream.url, model: 'upstream-native', responses: 'native', weight: 1 },
+          ],
+        },
       },
     },
   });
@@ -43,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await upstream.close();
+  await failing.close();
   delete process.env.LMGATE_TEST_RESPONSES_KEY;
 });
 
@@ -202,6 +214,34 @@ describe('upstream errors', () => {
     expect(records[0]).toMatchObject({ status: 502, streamed: true, completionTokens: 2 });
     expect(records[0]!.costMicros).toBe(costMicros(PRICES, records[0]!.promptTokens, 2));
     expect(chargedMicros).toBe(records[0]!.costMicros);
+  });
+
+  it('an error event before any other moves the stream to another deployment, unseen by the client', async () => {
+    const { client, bill } = await account();
+    const seenFailing = failing.requests.length;
+    const stream = await client.responses.create({ model: 'up-native-failover', input: 'hi', stream: true });
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) if (event.type === 'response.completed') completed = event.response;
+    expect(failing.requests.length).toBe(seenFailing + 1);
+    expect(completed).toMatchObject({ output: [{ content: [{ text: ANSWER }] }], usage: FAKE_RESPONSE_USAGE });
+    expect((await bill()).chargedMicros).toBe(UPSTREAM_COST);
+  });
+
+  it('an answer that is not a response is a 502; one without usage is charged lmgate’s count and says so', async () => {
+    const { client, bill } = await account();
+    upstream.behave({ malformed: true });
+    const malformed = await client.responses.create({ model: 'up-native-flaky', input: 'hi' }).catch((e: unknown) => e);
+    upstream.behave({ noUsage: true });
+    const uncounted = await client.responses.create({ model: 'up-native', input: 'hi' });
+    upstream.behave({});
+    expect(malformed).toBeInstanceOf(OpenAI.APIError);
+    expect((malformed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    const outputTokens = countTextTokens(ANSWER);
+    expect(uncounted.usage).toMatchObject({ output_tokens: outputTokens, total_tokens: uncounted.usage!.input_tokens + outputTokens });
+    const { chargedMicros, records } = await bill();
+    const answered = records.find((record) => record.status === 200)!;
+    expect(answered).toMatchObject({ promptTokens: uncounted.usage!.input_tokens, completionTokens: outputTokens });
+    expect(chargedMicros).toBe(costMicros(PRICES, answered.promptTokens, outputTokens));
   });
 
   it('stored responses stay refused with the 400, and reach no upstream', async () => {

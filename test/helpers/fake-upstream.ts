@@ -38,7 +38,7 @@ export interface FakeUpstreamBehaviour {
   spacedJson?: boolean;
   /** Streaming: this many choices (n), each piece sent for each; the first finishes with 'stop' before the others with 'length'. */
   choices?: number;
-  /** Streaming /responses: after this many text deltas, an `error` event, and the end. */
+  /** Streaming /responses: after this many text deltas (0: before any output item), an `error` event, and the end. */
   errorEventAfter?: number;
 }
 
@@ -298,18 +298,19 @@ async function answerResponses(res: ServerResponse, request: Record<string, unkn
     if (!res.destroyed) res.write(`event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence++ })}\n\n`);
   };
   const at = { item_id: 'msg_fake', output_index: 0, content_index: 0 };
+  const fail = (): void => {
+    send({ type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null });
+    res.end();
+  };
   send({ type: 'response.created', response: response('in_progress', []) as OpenAI.Responses.Response });
   send({ type: 'response.in_progress', response: response('in_progress', []) as OpenAI.Responses.Response });
+  if (behaviour.errorEventAfter === 0) return fail();
   send({ type: 'response.output_item.added', output_index: 0, item: message('in_progress', null) });
   send({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
   let sent = 0;
   for (const piece of pieces) {
     if (!(await goesOn(res, behaviour, sent))) return;
-    if (behaviour.errorEventAfter !== undefined && sent >= behaviour.errorEventAfter) {
-      send({ type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null });
-      res.end();
-      return;
-    }
+    if (behaviour.errorEventAfter !== undefined && sent >= behaviour.errorEventAfter) return fail();
     send({ type: 'response.output_text.delta', ...at, delta: piece, logprobs: [] });
     sent++;
   }

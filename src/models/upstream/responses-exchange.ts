@@ -17,6 +17,8 @@ import { isPlainObject, isRecord, upstreamRequestText } from './wire.js';
 /** How OpenAI's events begin: the type read off the text, without parsing a delta. */
 const TYPE_PREFIX = '{"type":"';
 const EVENT_TYPE = /^[\w.]+$/;
+/** What a response says before it has any output: held, so that another deployment may still answer. */
+const OPENING_EVENTS: ReadonlySet<string> = new Set(['response.created', 'response.queued', 'response.in_progress']);
 
 /** A whole response: read, then shown with lmgate's model id. */
 export class ResponseExchange extends WholeAnswerExchange<ResponsesCall> {
@@ -44,6 +46,8 @@ export class ResponseExchange extends WholeAnswerExchange<ResponsesCall> {
 /** A streamed response: each typed event relayed under its own name as it arrives, paced by the client's socket. */
 export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
   private sentEvents = 0;
+  /** The opening events, as [type, text], until something follows them. */
+  private held: [string, string][] = [];
   /** The final event came (response.completed, .incomplete or .failed). */
   private isDone = false;
   private reportedUsage: Usage | null = null;
@@ -82,8 +86,17 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
     } else if (this.reportedUsage === null) {
       this.uncounted.hold(data);
     }
+    if (this.sentEvents === 0 && OPENING_EVENTS.has(type)) {
+      this.held.push([type, text]);
+      return false;
+    }
+    for (const [heldType, heldText] of this.held.splice(0)) this.send(heldType, heldText);
+    return !this.send(type, text);
+  }
+
+  private send(type: string, text: string): boolean {
     this.sentEvents++;
-    return !this.sink.sendEvent(type, text);
+    return this.sink.sendEvent(type, text);
   }
 
   protected get isComplete(): boolean {
