@@ -136,9 +136,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicCompletionExchange(call, deployment) : new CompletionExchange(call, deployment)),
-      () => {
-        throw new ClientGoneError();
-      },
+      clientGone,
     );
   }
 
@@ -146,8 +144,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicStreamExchange(call, deployment, sink) : new StreamExchange(call, deployment, sink)),
-      // Gone before anything came back: nothing was generated for it.
-      (): StreamResult => ({ usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null }),
+      () => nothingGenerated(call),
     );
   }
 
@@ -155,9 +152,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => new EmbeddingExchange(call, deployment),
-      () => {
-        throw new ClientGoneError();
-      },
+      clientGone,
     );
   }
 
@@ -165,9 +160,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => new ResponseExchange(call, deployment),
-      () => {
-        throw new ClientGoneError();
-      },
+      clientGone,
     );
   }
 
@@ -175,7 +168,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => new ResponseStreamExchange(call, deployment, sink),
-      (): StreamResult => ({ usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null }),
+      () => nothingGenerated(call),
     );
   }
 
@@ -184,6 +177,16 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
   }
 
   return { complete, stream, embed, respond, streamResponse, close, deployments };
+}
+
+/** A whole answer whose client has gone: nobody is left to give it to. */
+function clientGone(): never {
+  throw new ClientGoneError();
+}
+
+/** A stream whose client went before anything came back: nothing was generated for it. */
+function nothingGenerated(call: { promptTokens: number }): StreamResult {
+  return { usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null };
 }
 
 /** What an attempt says about the deployment's health, for its circuit breaker. */
