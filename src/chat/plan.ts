@@ -19,16 +19,23 @@ export function planTokens(request: ChatRequest, model: ModelEntry): MaybePromis
 }
 
 function planFor(request: ChatRequest, model: ModelEntry, promptTokens: number): TokenPlan {
+  const maxTokensField = request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
+  return planOutput(model, promptTokens, requestedMaxTokens(request), { prompt: 'messages', maxTokens: maxTokensField });
+}
+
+/**
+ * The plan of a prompt of `promptTokens` that asks for at most `requested` output tokens:
+ * 422 past the context or the model's output limit, on the request's own `fields`.
+ */
+export function planOutput(model: ModelEntry, promptTokens: number, requested: number | undefined, fields: { prompt: string; maxTokens: string }): TokenPlan {
   if (promptTokens >= model.contextTokens) {
     const used = promptTokens > model.contextTokens ? `more than ${model.contextTokens}` : `${promptTokens}`;
     throw new ValidationError({
-      messages: [`The messages use ${used} tokens; the model's context length is ${model.contextTokens}.`],
+      [fields.prompt]: [`The prompt uses ${used} tokens; the model's context length is ${model.contextTokens}.`],
     });
   }
-  const requested = requestedMaxTokens(request);
   if (requested !== undefined && requested > model.maxOutputTokens) {
-    const field = request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
-    throw new ValidationError({ [field]: [`must be <= ${model.maxOutputTokens} for this model`] });
+    throw new ValidationError({ [fields.maxTokens]: [`must be <= ${model.maxOutputTokens} for this model`] });
   }
   const maxOutputTokens = Math.min(requested ?? model.maxOutputTokens, model.contextTokens - promptTokens);
   return { promptTokens, maxOutputTokens };

@@ -46,6 +46,9 @@ const deployment = z
     model: z.string().min(1), // the upstream's name for the model
     api_key_env: z.string().min(1).optional(), // environment variable holding its API key
     anthropic_version: z.string().min(1).default(ANTHROPIC_VERSION), // kind anthropic: the anthropic-version header
+    // How /v1/responses reaches it: translated to its /chat/completions (chat), or passed
+    // to its own /responses (native), for servers that speak OpenAI's Responses API.
+    responses: z.enum(['chat', 'native']).default('chat'),
     weight: z.number().positive().default(1),
     max_concurrent: z.number().int().positive().default(64),
     timeouts: z
@@ -231,7 +234,8 @@ export const configSchema = z
     }),
     // The demo models carry small prices so the meter visibly moves: a default lorem answer
     // (200 tokens) costs about 0.0016 credits, and its worst case (16,384 tokens) 0.13.
-    models: z.record(z.string().min(1).max(200), z.union([demoModel, upstreamModel]).superRefine(demoEndpointsFit)).default({
+    // Told apart by `backend`, so that a mistake is reported where it is, not as "Invalid input".
+    models: z.record(z.string().min(1).max(200), z.discriminatedUnion('backend', [demoModel, upstreamModel]).superRefine(demoEndpointsFit).superRefine(nativeResponsesFit)).default({
       'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0.5, output: 1.5 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
       'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 2, output: 8 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
       'demo-embed': { backend: 'demo', kind: 'embedding', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 8_192, max_output: 16_384, price: { input: 0.1, output: 0 }, owned_by: 'lmgate', description: 'Embeds text as deterministic, normalized vectors.' },
@@ -286,6 +290,28 @@ function demoEndpointsFit(model: z.output<typeof demoModel> | z.output<typeof up
     if ((endpoint === 'embeddings') !== isEmbedding) {
       ctx.addIssue({ code: 'custom', path: ['endpoints'], message: `a demo ${model.kind} model cannot serve ${endpoint}` });
     }
+  }
+}
+
+/**
+ * `responses: native` is OpenAI's Responses API on the deployment's own /responses: an
+ * Anthropic deployment has none, and a model's /v1/responses is either passed through or
+ * translated to chat, so its deployments agree (failover may land on any of them).
+ */
+function nativeResponsesFit(model: z.output<typeof demoModel> | z.output<typeof upstreamModel>, ctx: z.RefinementCtx): void {
+  if (model.backend === 'demo') return;
+  const native = model.deployments.map((deployment) => deployment.responses === 'native');
+  model.deployments.forEach((deployment, index) => {
+    if (deployment.kind === 'anthropic' && native[index]) {
+      ctx.addIssue({ code: 'custom', path: ['deployments', index, 'responses'], message: 'native needs a deployment of kind openai: Anthropic\'s API has no /responses' });
+    }
+  });
+  if (native.includes(true) && native.includes(false)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['deployments'],
+      message: 'set responses: native on every deployment of the model or on none: /v1/responses is passed through or translated to chat for the whole model',
+    });
   }
 }
 

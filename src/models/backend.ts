@@ -1,5 +1,6 @@
 // What a model backend is to the routes: something that answers a validated chat request
-// whole, or streams it chunk by chunk, or embeds texts, and says how many tokens it used.
+// whole, or streams it chunk by chunk, or embeds texts, or answers the Responses API itself,
+// and says how many tokens it used.
 import type { ChatRequest } from '../chat/chat-request.js';
 import type { EmbeddingsRequest } from '../embeddings/embeddings-request.js';
 import type { Usage } from '../billing/usage.js';
@@ -36,7 +37,7 @@ export interface ClientLink {
 }
 
 export interface CompletionResult {
-  /** The `chat.completion` body as JSON text, sent as it is. */
+  /** The answer's body as JSON text (a `chat.completion`, a `response`, a list of embeddings), sent as it is. */
   body: string;
   usage: Usage;
   /** The first choice's finish reason, for the usage record. */
@@ -47,6 +48,14 @@ export interface CompletionResult {
 export interface ChunkSink {
   /** Writes one SSE data event. Returns false when the socket buffer is full. */
   send(json: string): boolean;
+  /** Resolves when the socket can take more (or the client has gone). */
+  drained(): Promise<void>;
+}
+
+/** Where named server-sent events go (`event: <name>`), as the Responses and Messages APIs send them. */
+export interface NamedEventSink {
+  /** Writes one event. Returns false when the socket buffer is full. */
+  sendEvent(name: string, json: string): boolean;
   /** Resolves when the socket can take more (or the client has gone). */
   drained(): Promise<void>;
 }
@@ -89,4 +98,24 @@ export interface EmbeddingCall {
 export interface EmbeddingBackend {
   /** The `list` of embeddings as JSON text, with its usage (finishReason null). */
   embed(call: EmbeddingCall): CompletionResult | Promise<CompletionResult>;
+}
+
+export interface ResponsesCall {
+  /** The client's Responses API request, checked (`model` still lmgate's id). */
+  body: Record<string, unknown>;
+  /** The same request as the client's JSON text, when at hand. */
+  requestText?: string;
+  /** lmgate's model id, shown to the client as `model`. */
+  modelId: string;
+  /** Prompt tokens as lmgate counted them (used when the backend reports none). */
+  promptTokens: number;
+  client: ClientLink;
+}
+
+/** Answers OpenAI's Responses API as it is: upstreams that speak it, the request passed through. */
+export interface ResponsesBackend {
+  /** The `response` object as JSON text, with its usage. */
+  respond(call: ResponsesCall): Promise<CompletionResult>;
+  /** The response's typed events, relayed as they arrive; never ends the stream. */
+  streamResponse(call: ResponsesCall, sink: NamedEventSink): Promise<StreamResult>;
 }

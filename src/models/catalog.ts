@@ -3,7 +3,7 @@ import { ConfigError, readSecretEnv } from '../config/load.js';
 import type { Config, ModelConfig, ModelEndpoint, UpstreamModelConfig } from '../config/schema.js';
 import { creditsToMicros } from '../billing/money.js';
 import { ModelNotFoundError, ValidationError } from '../errors.js';
-import type { ChatBackend, EmbeddingBackend } from './backend.js';
+import type { ChatBackend, EmbeddingBackend, ResponsesBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
 import { createDemoEmbedder } from './demo-embedder.js';
 import type { ModelObject } from './model-object.js';
@@ -27,6 +27,8 @@ export interface ModelEntry {
   backend: ChatBackend | undefined;
   /** Answers embeddings: a demo embedding model's, or the upstreams'. */
   embedder: EmbeddingBackend | undefined;
+  /** Answers /v1/responses as it is, when every deployment speaks it (`responses: native`); else it is translated to chat. */
+  responder: ResponsesBackend | undefined;
   /** The OpenAI model object plus price and context, built once. */
   json: ModelObject;
 }
@@ -106,13 +108,16 @@ export function embedderOf(model: ModelEntry): EmbeddingBackend {
   return model.embedder;
 }
 
-function backendsFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): Pick<ModelEntry, 'backend' | 'embedder'> {
+function backendsFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): Pick<ModelEntry, 'backend' | 'embedder' | 'responder'> {
   if (model.backend !== 'demo') {
     const upstream = upstreamBackendFor(id, model, readSecret, metrics);
-    return { backend: upstream, embedder: upstream };
+    // The config has every deployment of a model agree (schema.ts).
+    const speaksResponses = model.deployments.every((deployment) => deployment.responses === 'native');
+    return { backend: upstream, embedder: upstream, responder: speaksResponses ? upstream : undefined };
   }
-  if (model.kind === 'embedding') return { backend: undefined, embedder: createDemoEmbedder({ dimensions: model.dimensions }) };
-  return { backend: createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens }), embedder: undefined };
+  if (model.kind === 'embedding') return { backend: undefined, embedder: createDemoEmbedder({ dimensions: model.dimensions }), responder: undefined };
+  const backend = createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens });
+  return { backend, embedder: undefined, responder: undefined };
 }
 
 function upstreamBackendFor(id: string, model: UpstreamModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): OpenAICompatibleBackend {

@@ -2,22 +2,37 @@
 // Studio, OpenAI itself, any /v1 server). A model has one or more deployments; each call
 // picks one (weighted, preferring the least busy, skipping those cooling down), forwards
 // the client's request with only `model` rewritten, and relays the answer in OpenAI's
-// shape with lmgate's model id (upstream/exchange.ts). A deployment of kind `anthropic`
-// speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts);
-// failover, circuit breakers and limits are the same for both kinds.
+// shape with lmgate's model id (upstream/chat-exchange.ts). A deployment of kind `anthropic`
+// speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts).
+// One that speaks OpenAI's Responses API (`responses: native`) also takes /v1/responses as
+// it is (upstream/responses-exchange.ts). Failover, circuit breakers and limits are the same
+// for every kind and API.
 //
 // Failures before the client has seen anything (refused, reset, 5xx, 429, timeouts,
 // garbage) move on to another deployment; after the first chunk has gone out the stream
 // ends with an error and the client is charged for what it got.
 import { Pool } from 'undici';
-import type { BackendCall, ChatBackend, ChunkSink, CompletionResult, EmbeddingBackend, EmbeddingCall, StreamResult } from './backend.js';
+import type {
+  BackendCall,
+  ChatBackend,
+  ChunkSink,
+  CompletionResult,
+  EmbeddingBackend,
+  EmbeddingCall,
+  NamedEventSink,
+  ResponsesBackend,
+  ResponsesCall,
+  StreamResult,
+} from './backend.js';
 import { sleepMs } from './abortable-sleep.js';
 import { finalError } from './upstream/attempt-failure.js';
 import { AttemptFailure, ClientGoneError } from '../errors.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
-import { CompletionExchange, StreamExchange, type Exchange, type UpstreamCall } from './upstream/exchange.js';
+import type { Exchange, UpstreamCall } from './upstream/exchange.js';
+import { CompletionExchange, StreamExchange } from './upstream/chat-exchange.js';
 import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
 import { EmbeddingExchange } from './upstream/embedding-exchange.js';
+import { ResponseExchange, ResponseStreamExchange } from './upstream/responses-exchange.js';
 
 export type { UpstreamDeployment, UpstreamTimeouts } from './upstream/deployment.js';
 
@@ -32,11 +47,14 @@ export interface OpenAICompatibleBackendOptions {
   observer?: DeploymentObserver;
 }
 
-export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend {
+export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend, ResponsesBackend {
   /** Always a promise: the answer comes over the network. */
   complete(call: BackendCall): Promise<CompletionResult>;
   /** The deployments' /embeddings, with the same failover. */
   embed(call: EmbeddingCall): Promise<CompletionResult>;
+  /** The deployments' /responses (those that speak it), with the same failover. */
+  respond(call: ResponsesCall): Promise<CompletionResult>;
+  streamResponse(call: ResponsesCall, sink: NamedEventSink): Promise<StreamResult>;
   /** Closes the keep-alive pools once their requests have finished (shutdown). */
   close(): Promise<void>;
   readonly deployments: readonly Deployment[];
@@ -118,9 +136,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicCompletionExchange(call, deployment) : new CompletionExchange(call, deployment)),
-      () => {
-        throw new ClientGoneError();
-      },
+      clientGone,
     );
   }
 
@@ -128,8 +144,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicStreamExchange(call, deployment, sink) : new StreamExchange(call, deployment, sink)),
-      // Gone before anything came back: nothing was generated for it.
-      (): StreamResult => ({ usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null }),
+      () => nothingGenerated(call),
     );
   }
 
@@ -137,9 +152,23 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     return withFailover(
       call,
       (deployment) => new EmbeddingExchange(call, deployment),
-      () => {
-        throw new ClientGoneError();
-      },
+      clientGone,
+    );
+  }
+
+  function respond(call: ResponsesCall): Promise<CompletionResult> {
+    return withFailover(
+      call,
+      (deployment) => new ResponseExchange(call, deployment),
+      clientGone,
+    );
+  }
+
+  function streamResponse(call: ResponsesCall, sink: NamedEventSink): Promise<StreamResult> {
+    return withFailover(
+      call,
+      (deployment) => new ResponseStreamExchange(call, deployment, sink),
+      () => nothingGenerated(call),
     );
   }
 
@@ -147,7 +176,17 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
 
-  return { complete, stream, embed, close, deployments };
+  return { complete, stream, embed, respond, streamResponse, close, deployments };
+}
+
+/** A whole answer whose client has gone: nobody is left to give it to. */
+function clientGone(): never {
+  throw new ClientGoneError();
+}
+
+/** A stream whose client went before anything came back: nothing was generated for it. */
+function nothingGenerated(call: { promptTokens: number }): StreamResult {
+  return { usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null };
 }
 
 /** What an attempt says about the deployment's health, for its circuit breaker. */

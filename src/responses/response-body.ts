@@ -1,12 +1,14 @@
-// The Responses API's answer, from a chat backend's: one `response` object holding one
-// assistant message with one output_text part, and, streamed, its typed events, written
-// as the chat chunks arrive. Usage in its own names (input_tokens, output_tokens).
+// The Responses API's answer written from a chat backend's, for a model whose upstreams do
+// not speak the API: one `response` object holding one assistant message with one
+// output_text part, and, streamed, its typed events, written as the chat chunks arrive.
+// Usage in its own names (input_tokens, output_tokens).
 import type { Usage } from '../billing/usage.js';
 import { randomBase62 } from '../ids.js';
-import type { ChunkSink } from '../models/backend.js';
+import type { ChunkSink, NamedEventSink } from '../models/backend.js';
 import { readChatChunk, readChatCompletion } from '../models/chat-answer.js';
 import { unixSecNow } from '../models/openai-body.js';
 import type { ResponseSettings } from './responses-request.js';
+import { responseUsageJson } from './response-wire.js';
 
 type Status = 'in_progress' | 'completed' | 'incomplete';
 
@@ -53,7 +55,7 @@ export class ResponseShape {
       tools: [],
       top_p: settings.topP ?? 1,
       truncation: 'disabled',
-      usage: usage && usageJson(usage),
+      usage: usage && responseUsageJson(usage),
       user: settings.user,
       metadata: settings.metadata,
     };
@@ -74,12 +76,6 @@ export function responseJson(shape: ResponseShape, chatBody: string, usage: Usag
   const progress: Progress = { text: first?.text ?? '', finishReason: first?.finishReason ?? null };
   const status = statusAfter(progress.finishReason);
   return JSON.stringify(shape.response(status, [shape.message(status, progress.text)], usage, progress.finishReason));
-}
-
-/** Where the typed events go: the client's stream, one named SSE event each. */
-export interface NamedEventSink {
-  sendEvent(name: string, json: string): boolean;
-  drained(): Promise<void>;
 }
 
 /**
@@ -145,14 +141,4 @@ export class ResponseEventSink implements ChunkSink {
 
 function textPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [], logprobs: [] };
-}
-
-function usageJson(usage: Usage): Record<string, unknown> {
-  return {
-    input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: usage.completionTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: usage.promptTokens + usage.completionTokens,
-  };
 }

@@ -1,15 +1,22 @@
-// OpenAI's Responses API request, read and translated to the chat request a chat backend
-// answers: `instructions` become a system message, `input` (a text, or message items with
-// text parts) the messages, `max_output_tokens` the output ceiling. Stored responses are
-// not offered: `previous_response_id` and `store: true` are refused with 400.
+// OpenAI's Responses API request, read. The fields lmgate meters and echoes are checked for
+// every model; the request is also translated to the chat request a chat backend answers
+// (`instructions` a system message, `input` (a text, or message items with text parts) the
+// messages, `max_output_tokens` the output ceiling), which only models without a native
+// upstream need: what chat cannot carry (tools, other items) is refused for those alone.
+// Stored responses are not offered: `previous_response_id` and `store: true` get 400.
 import type { ChatRequest } from '../chat/chat-request.js';
 import { validateChatRequest } from '../chat/validate.js';
-import { Refusal } from '../errors.js';
+import { Refusal, ValidationError } from '../errors.js';
 import { BodyFields, isJsonObject } from '../http/body-fields.js';
 
 export interface ResponsesRequest {
-  chat: ChatRequest;
+  model: string;
   stream: boolean;
+  /** The client's body, passed to an upstream that speaks the Responses API. */
+  body: Record<string, unknown>;
+  maxOutputTokens: number | undefined;
+  /** The request as chat, or the 422 naming what chat cannot carry. */
+  chat: ChatRequest | ValidationError;
   /** Echoed in the response object, as OpenAI does. */
   echo: ResponseSettings;
 }
@@ -29,12 +36,19 @@ const TEXT_PARTS = new Set(['input_text', 'output_text']);
 
 export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const fields = BodyFields.of(body);
-  // No store here: an answer cannot be referred to later, so neither may be asked for.
+  // Nothing is stored: an answer cannot be referred to later, so neither may be asked for.
   if (fields.body.previous_response_id != null) throw new Refusal('previous_response_id_unsupported');
   if (fields.body.store === true) throw new Refusal('store_unsupported');
   const model = fields.model();
   const instructions = fields.string('instructions');
-  const messages = readInput(fields);
+  const input = fields.body.input;
+  if (typeof input !== 'string' && !(Array.isArray(input) && input.length > 0)) {
+    fields.refuse('input', input === undefined ? 'is required' : 'must be a string or a non-empty array of input items');
+  } else if (Array.isArray(input)) {
+    input.forEach((item: unknown, index) => {
+      if (!isJsonObject(item)) fields.refuse(`input.${index}`, 'must be an object');
+    });
+  }
   const maxOutputTokens = fields.integer('max_output_tokens', 1);
   const temperature = fields.number('temperature', 0, 2);
   const topP = fields.number('top_p', 0, 1);
@@ -42,23 +56,15 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const user = fields.string('user');
   const metadata = fields.body.metadata;
   if (metadata != null && !isJsonObject(metadata)) fields.refuse('metadata', 'must be an object');
-  const tools = fields.body.tools;
-  if (tools != null && !(Array.isArray(tools) && tools.length === 0)) fields.refuse('tools', 'are not supported on /v1/responses; use /v1/chat/completions for tools');
   fields.check();
 
-  if (instructions !== undefined) messages.unshift({ role: 'system', content: instructions });
-  const chat = validateChatRequest({
-    model,
-    messages,
-    ...(maxOutputTokens !== undefined ? { max_tokens: maxOutputTokens } : {}),
-    ...(temperature !== undefined ? { temperature } : {}),
-    ...(topP !== undefined ? { top_p: topP } : {}),
-    ...(user !== undefined ? { user } : {}),
-    ...(stream ? { stream: true } : {}),
-  });
+  const settings = { model, instructions, maxOutputTokens, temperature, topP, user, stream };
   return {
-    chat,
+    model,
     stream,
+    body: fields.body,
+    maxOutputTokens,
+    chat: asChat(fields.body, settings),
     echo: {
       instructions: instructions ?? null,
       maxOutputTokens: maxOutputTokens ?? null,
@@ -70,19 +76,73 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   };
 }
 
+/** The request as chat, for a model answered through chat; the 422 of what chat cannot carry. */
+export function chatOf(request: ResponsesRequest): ChatRequest {
+  if (request.chat instanceof ValidationError) throw request.chat;
+  return request.chat;
+}
+
+/** The texts a prompt count reads: the instructions and the text of every input item. */
+export function promptTextsOf(body: Record<string, unknown>): string[] {
+  const texts: string[] = [];
+  const add = (value: unknown): void => {
+    if (typeof value === 'string') texts.push(value);
+  };
+  add(body.instructions);
+  const { input } = body;
+  if (!Array.isArray(input)) {
+    add(input);
+    return texts;
+  }
+  for (const item of input) {
+    if (!isJsonObject(item)) continue;
+    // A message's content; a function call's name and arguments; a tool's output.
+    for (const field of ['content', 'name', 'arguments', 'output']) add(item[field]);
+    for (const parts of [item.content, item.summary, item.output]) {
+      if (!Array.isArray(parts)) continue;
+      for (const part of parts) if (isJsonObject(part)) add(part.text);
+    }
+  }
+  return texts;
+}
+
+/** The chat request for a model answered through chat, or the 422 of what it cannot carry. */
+function asChat(
+  body: Record<string, unknown>,
+  settings: { model: string; instructions?: string; maxOutputTokens?: number; temperature?: number; topP?: number; user?: string; stream: boolean },
+): ChatRequest | ValidationError {
+  const fields = BodyFields.of(body);
+  const messages = readMessages(fields);
+  const tools = body.tools;
+  if (tools != null && !(Array.isArray(tools) && tools.length === 0)) {
+    fields.refuse('tools', 'are not supported for this model on /v1/responses; use /v1/chat/completions for tools');
+  }
+  try {
+    fields.check();
+    if (settings.instructions !== undefined) messages.unshift({ role: 'system', content: settings.instructions });
+    return validateChatRequest({
+      model: settings.model,
+      messages,
+      ...(settings.maxOutputTokens !== undefined ? { max_tokens: settings.maxOutputTokens } : {}),
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      ...(settings.topP !== undefined ? { top_p: settings.topP } : {}),
+      ...(settings.user !== undefined ? { user: settings.user } : {}),
+      ...(settings.stream ? { stream: true } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ValidationError) return err;
+    throw err;
+  }
+}
+
 /** `input` as chat messages: a text is one user message; items are messages with text. */
-function readInput(fields: BodyFields): { role: string; content: string }[] {
+function readMessages(fields: BodyFields): { role: string; content: string }[] {
   const input = fields.body.input;
   if (typeof input === 'string') return [{ role: 'user', content: input }];
-  if (!Array.isArray(input) || input.length === 0) {
-    fields.refuse('input', input === undefined ? 'is required' : 'must be a string or a non-empty array of message items');
-    return [];
-  }
   const messages: { role: string; content: string }[] = [];
-  input.forEach((item: unknown, index) => {
+  (input as Record<string, unknown>[]).forEach((item, index) => {
     const at = `input.${index}`;
-    if (!isJsonObject(item)) return fields.refuse(at, 'must be an object');
-    if (item.type !== undefined && item.type !== 'message') return fields.refuse(`${at}.type`, 'only message items are supported');
+    if (item.type !== undefined && item.type !== 'message') return fields.refuse(`${at}.type`, 'only message items are supported for this model');
     if (typeof item.role !== 'string' || !ROLES.has(item.role)) return fields.refuse(`${at}.role`, 'must be one of: user, assistant, system, developer');
     const content = textOf(item.content);
     if (content === undefined) return fields.refuse(`${at}.content`, 'must be a string or an array of input_text/output_text parts');

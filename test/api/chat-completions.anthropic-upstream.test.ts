@@ -8,6 +8,7 @@ import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { ANTHROPIC_PIECES, ANTHROPIC_USAGE, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { jsonOf } from '../helpers/json.js';
+import { readWords } from '../helpers/mid-stream.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
 const PRICES = { inputPerMTokMicros: 3_000_000, outputPerMTokMicros: 15_000_000 };
@@ -325,13 +326,7 @@ describe('a client that leaves', () => {
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude', stream: true, messages: [{ role: 'user', content: 'go' }] }),
     });
-    const reader = res.body!.getReader();
-    let received = '';
-    while ((received.match(/word/g) ?? []).length < 3) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended early: ${received}`);
-      received += new TextDecoder().decode(value);
-    }
+    await readWords(res, 3);
     controller.abort();
 
     expect(await primary.requests[seen]!.closed).toBe(true);

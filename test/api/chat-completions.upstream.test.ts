@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costMicros } from '../../src/billing/pricing.js';
 import { DEFAULT_PIECES, FAKE_USAGE, refusingUpstreamUrl, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { jsonOf } from '../helpers/json.js';
+import { readWords, settledUsage } from '../helpers/mid-stream.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
 const PRICES = { inputPerMTokMicros: 1_000_000, outputPerMTokMicros: 2_000_000 };
@@ -168,22 +169,11 @@ describe('failures', () => {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'llama-test', stream: true, messages: [{ role: 'user', content: 'go' }] }),
     });
-    const reader = res.body!.getReader();
-    let received = '';
-    while ((received.match(/word/g) ?? []).length < 3) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended early: ${received}`);
-      received += new TextDecoder().decode(value);
-    }
+    await readWords(res, 3);
     controller.abort();
 
     expect(await upstream.requests[seen]!.closed).toBe(true);
-    let records = await t.store.listUsage(account.id);
-    for (let i = 0; i < 100 && records.length === 0; i++) {
-      await t.flushUsage();
-      records = await t.store.listUsage(account.id);
-      if (records.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const records = await settledUsage(t, account.id);
     expect(records[0]).toMatchObject({ status: 499, streamed: true });
     expect(records[0]!.completionTokens).toBeGreaterThanOrEqual(3);
     expect(records[0]!.completionTokens).toBeLessThan(200);

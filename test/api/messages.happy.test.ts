@@ -1,19 +1,25 @@
 // POST /v1/messages, Anthropic's Messages API, driven with the official @anthropic-ai/sdk:
 // a demo model, an OpenAI upstream and an Anthropic upstream behind it, whole and
-// streamed, with tools; every charge equal to its usage record.
+// streamed, with tools; every charge equal to its usage record; and max_tokens above the
+// model's output limit, as Claude Code sends it, asking for that limit.
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { costMicros } from '../../src/billing/pricing.js';
 import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { ANTHROPIC_PIECES, ANTHROPIC_USAGE, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { DEFAULT_PIECES, FAKE_USAGE, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { readWords, settledUsage } from '../helpers/mid-stream.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
 const PRICES = { inputPerMTokMicros: 1_000_000, outputPerMTokMicros: 2_000_000 };
 const START_MICROS = 10_000_000;
 const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 const TOOL_USE = { id: 'toolu_01Weather', name: 'get_weather', input: { city: 'Paris' } };
+/** The max_tokens Claude Code sends, above every model's output limit here. */
+const CLAUDE_CODE_MAX_TOKENS = 32_000;
+const OUTPUT_LIMIT = 8_192;
 
 let t: TestApp;
 let openaiUpstream: FakeUpstream;
@@ -26,9 +32,9 @@ beforeAll(async () => {
     overrides: {
       tiers: { free: { rpm: 10_000, tpm: 10_000_000, concurrency: 100, models: ['*'] } },
       models: {
-        'demo-echo': { backend: 'demo', kind: 'echo', price: { input: 1, output: 2 } },
-        llama: { price: { input: 1, output: 2 }, deployments: [{ url: openaiUpstream.url, model: 'llama-upstream' }] },
-        claude: { price: { input: 1, output: 2 }, deployments: [{ kind: 'anthropic', url: anthropicUpstream.url, model: 'claude-upstream' }] },
+        'demo-echo': { backend: 'demo', kind: 'echo', max_output: OUTPUT_LIMIT, price: { input: 1, output: 2 } },
+        llama: { max_output: OUTPUT_LIMIT, price: { input: 1, output: 2 }, deployments: [{ url: openaiUpstream.url, model: 'llama-upstream' }] },
+        claude: { max_output: OUTPUT_LIMIT, price: { input: 1, output: 2 }, deployments: [{ kind: 'anthropic', url: anthropicUpstream.url, model: 'claude-upstream' }] },
       },
     },
   });
@@ -191,6 +197,57 @@ describe('an Anthropic upstream, with tools', () => {
   });
 });
 
+describe('max_tokens above the model’s output limit, as Claude Code sends it', () => {
+  it('is answered, whole and streamed, and charged as its usage says', async () => {
+    const { id, client } = await account();
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Hello from Claude Code' }];
+    const message = await client.messages.create({ model: 'demo-echo', max_tokens: CLAUDE_CODE_MAX_TOKENS, messages });
+    expect(message).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hello from Claude Code' }], stop_reason: 'end_turn' });
+    const final = await client.messages.stream({ model: 'demo-echo', max_tokens: CLAUDE_CODE_MAX_TOKENS, messages }).finalMessage();
+    expect(final.content).toMatchObject([{ type: 'text', text: 'Hello from Claude Code' }]);
+
+    const records = await settledUsage(t, id);
+    expect(records).toHaveLength(2);
+    for (const record of records) expect(record).toMatchObject({ status: 200, costMicros: costMicros(PRICES, record.promptTokens, record.completionTokens) });
+    expect(await t.store.balanceOf(id)).toBe(START_MICROS - records.reduce((sum, record) => sum + record.costMicros, 0));
+  });
+
+  it('reserves for the model’s limit: a balance that covers the limit but not max_tokens is enough', async () => {
+    // 8,192 output tokens at 2 credits a million are 0.016384 credits; 32,000 would be 0.064.
+    const { apiKey } = await t.createAccount({ credits: 0.03 });
+    const client = new Anthropic({ apiKey, baseURL: t.origin, maxRetries: 0, timeout: 20_000 });
+    const message = await client.messages.create({ model: 'demo-echo', max_tokens: CLAUDE_CODE_MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+
+  it('asks an upstream for the model’s limit, OpenAI’s and Anthropic’s alike; within the limit the client’s own value goes out', async () => {
+    const { client } = await account();
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'hi' }];
+    const seenOpenAI = openaiUpstream.requests.length;
+    await client.messages.create({ model: 'llama', max_tokens: CLAUDE_CODE_MAX_TOKENS, messages });
+    expect(openaiUpstream.requests[seenOpenAI]!.body.max_tokens).toBe(OUTPUT_LIMIT);
+    const seenAnthropic = anthropicUpstream.requests.length;
+    await client.messages.stream({ model: 'claude', max_tokens: CLAUDE_CODE_MAX_TOKENS, messages }).finalMessage();
+    expect(anthropicUpstream.requests[seenAnthropic]!.body.max_tokens).toBe(OUTPUT_LIMIT);
+    await client.messages.create({ model: 'claude', max_tokens: 100, messages });
+    expect(anthropicUpstream.requests.at(-1)!.body.max_tokens).toBe(100);
+  });
+
+  it('on /v1/chat/completions stays the spec’s 422 naming max_tokens', async () => {
+    const { apiKey } = await account();
+    const body = { model: 'demo-echo', max_tokens: CLAUDE_CODE_MAX_TOKENS, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const err = await t.client(apiKey).chat.completions.create(body).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    const res = await fetch(`${t.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: unknown }).errors).toEqual({ max_tokens: [`must be <= ${OUTPUT_LIMIT} for this model`] });
+  });
+});
+
 describe('a client that leaves', () => {
   it('disconnecting mid-stream aborts the upstream call and pays for what was delivered', async () => {
     const { id, apiKey } = await account();
@@ -204,13 +261,7 @@ describe('a client that leaves', () => {
       body: JSON.stringify({ model: 'claude', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'go' }] }),
     });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = res.body!.getReader();
-    let received = '';
-    while ((received.match(/word/g) ?? []).length < 3) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended early: ${received}`);
-      received += new TextDecoder().decode(value);
-    }
+    const received = await readWords(res, 3);
     expect(received).toMatch(/^event: message_start\ndata: /);
     controller.abort();
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
+import type { UpstreamModelConfig } from '../../src/config/schema.js';
 
 let dir: string;
 
@@ -189,6 +190,27 @@ describe('loadConfig errors', () => {
     );
     write('lmgate.yaml', 'models:\n  u: { endpoints: [embeddings, chat], deployments: [{ url: "http://127.0.0.1:9/v1", model: m }] }\n');
     expect(loadConfig({ env: {}, cwd: dir }).models.u!.endpoints).toEqual(['embeddings', 'chat']);
+  });
+
+  it('takes responses: native on OpenAI deployments; names the deployment of kind anthropic that sets it, a model whose deployments disagree, and an unknown value', () => {
+    const url = 'http://127.0.0.1:9/v1';
+    write('lmgate.yaml', `models:\n  n: { deployments: [{ url: "${url}", model: m, responses: native }, { url: "${url}", model: m2, responses: native }] }\n  c: { deployments: [{ url: "${url}", model: m }] }\n`);
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect((config.models.n as UpstreamModelConfig).deployments.map((d) => d.responses)).toEqual(['native', 'native']);
+    expect((config.models.c as UpstreamModelConfig).deployments[0]!.responses).toBe('chat');
+
+    write(
+      'lmgate.yaml',
+      `models:\n  a: { deployments: [{ kind: anthropic, url: "${url}", model: claude, responses: native }] }\n  mixed: { deployments: [{ url: "${url}", model: m, responses: native }, { url: "${url}", model: m }] }\n  typo: { deployments: [{ url: "${url}", model: m, responses: nativ }] }\n`,
+    );
+    const error = configError(() => loadConfig({ env: {}, cwd: dir }));
+    expect(error.problems).toEqual(
+      expect.arrayContaining([
+        "models.a.deployments.0.responses: native needs a deployment of kind openai: Anthropic's API has no /responses",
+        'models.mixed.deployments: set responses: native on every deployment of the model or on none: /v1/responses is passed through or translated to chat for the whole model',
+        expect.stringMatching(/^models\.typo\.deployments\.0\.responses: .*"chat".*"native"/),
+      ]),
+    );
   });
 
   it('names an unknown key and where it is', () => {

@@ -1,8 +1,9 @@
 // A model server we can't run in tests, faked on loopback: a real node:http server that
-// speaks OpenAI's chat wire format (JSON and SSE) and its /embeddings, and can be told to
-// misbehave.
+// speaks OpenAI's chat wire format (JSON and SSE), its /embeddings and its Responses API
+// (/responses, typed by the official client's own types), and can be told to misbehave.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type OpenAI from 'openai';
 
 export interface FakeUpstreamBehaviour {
   /** Answer with this status instead of a completion (500, 429, 400...). */
@@ -37,6 +38,8 @@ export interface FakeUpstreamBehaviour {
   spacedJson?: boolean;
   /** Streaming: this many choices (n), each piece sent for each; the first finishes with 'stop' before the others with 'length'. */
   choices?: number;
+  /** Streaming /responses: after this many text deltas (0: before any output item), an `error` event, and the end. */
+  errorEventAfter?: number;
 }
 
 export interface RecordedRequest {
@@ -79,6 +82,7 @@ export async function startFakeUpstream(initial: FakeUpstreamBehaviour = {}): Pr
       const body = JSON.parse(text) as Record<string, unknown>;
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, text, closed });
       if (req.url?.endsWith('/embeddings') && behaviour.status === undefined) return answerEmbeddings(res, body);
+      if (req.url?.endsWith('/responses')) return void answerResponses(res, body, behaviour);
       void answer(res, body, behaviour);
     });
   });
@@ -133,22 +137,26 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-async function answer(res: ServerResponse, request: Record<string, unknown>, behaviour: FakeUpstreamBehaviour): Promise<void> {
+/** What every path does first: the delay, or the error status it was told to answer. True: answered. */
+async function answeredEarly(res: ServerResponse, behaviour: FakeUpstreamBehaviour): Promise<boolean> {
   if (behaviour.firstByteDelayMs) {
     await delay(behaviour.firstByteDelayMs);
-    if (res.destroyed) return;
+    if (res.destroyed) return true;
   }
-  if (behaviour.status !== undefined && behaviour.status >= 300) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (behaviour.retryAfter !== undefined) headers['retry-after'] = behaviour.retryAfter;
-    res.writeHead(behaviour.status, headers);
-    res.end(
-      JSON.stringify({
-        error: { message: behaviour.errorMessage ?? `fake upstream says ${behaviour.status}`, type: 'invalid_request_error', param: null, code: null },
-      }),
-    );
-    return;
-  }
+  if (behaviour.status === undefined || behaviour.status < 300) return false;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (behaviour.retryAfter !== undefined) headers['retry-after'] = behaviour.retryAfter;
+  res.writeHead(behaviour.status, headers);
+  res.end(
+    JSON.stringify({
+      error: { message: behaviour.errorMessage ?? `fake upstream says ${behaviour.status}`, type: 'invalid_request_error', param: null, code: null },
+    }),
+  );
+  return true;
+}
+
+async function answer(res: ServerResponse, request: Record<string, unknown>, behaviour: FakeUpstreamBehaviour): Promise<void> {
+  if (await answeredEarly(res, behaviour)) return;
   const model = behaviour.reportedModel ?? String(request.model);
   const pieces = behaviour.pieces ?? DEFAULT_PIECES;
   if (request.stream === true) return streamAnswer(res, request, model, pieces, behaviour);
@@ -215,14 +223,7 @@ async function streamAnswer(
   await write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]));
   let sent = 0;
   for (const piece of pieces) {
-    if (behaviour.chunkDelayMs) await delay(behaviour.chunkDelayMs);
-    if (res.destroyed) return;
-    if (behaviour.dropAfterChunks !== undefined && sent >= behaviour.dropAfterChunks) {
-      // end(), not destroy(): what was written goes out first, then the connection
-      // closes in the middle of the chunked body.
-      res.socket?.end();
-      return;
-    }
+    if (!(await goesOn(res, behaviour, sent))) return;
     if (behaviour.malformed && sent === 1) {
       await write(`data: {"id":"chatcmpl-fake","choices":[{${eol}${eol}`);
       sent++;
@@ -235,6 +236,111 @@ async function streamAnswer(
   if (withUsage) await write(chunk([], usageOf(behaviour)));
   await write(`data: [DONE]${eol}${eol}`);
   res.end();
+}
+
+/** The usage the fake reports on /responses: numbers no tokenizer would produce for the pieces. */
+export const FAKE_RESPONSE_USAGE = { input_tokens: 131, output_tokens: 43 };
+/** The function call the fake's /responses makes when the request offers tools. */
+export const FAKE_FUNCTION_CALL = { call_id: 'call_fake', name: 'get_weather', arguments: '{"city":"Paris"}' };
+
+type ResponseBody = Omit<OpenAI.Responses.Response, 'output_text'>;
+/** An event as the fake writes it, before its sequence number. */
+type ResponseEvent<E = OpenAI.Responses.ResponseStreamEvent> = E extends unknown ? Omit<E, 'sequence_number'> : never;
+
+/** The Responses API: a response holding one message (and a function call when tools were offered), whole or as its typed events. */
+async function answerResponses(res: ServerResponse, request: Record<string, unknown>, behaviour: FakeUpstreamBehaviour): Promise<void> {
+  if (await answeredEarly(res, behaviour)) return;
+  const pieces = behaviour.pieces ?? DEFAULT_PIECES;
+  const offersTools = Array.isArray(request.tools) && request.tools.length > 0;
+  const message = (status: 'in_progress' | 'completed', text: string | null): OpenAI.Responses.ResponseOutputMessage => ({
+    id: 'msg_fake',
+    type: 'message',
+    status,
+    role: 'assistant',
+    content: text === null ? [] : [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  });
+  const functionCall: OpenAI.Responses.ResponseFunctionToolCall = { id: 'fc_fake', type: 'function_call', status: 'completed', ...FAKE_FUNCTION_CALL };
+  const response = (status: 'in_progress' | 'completed', output: OpenAI.Responses.ResponseOutputItem[]): ResponseBody => ({
+    id: 'resp_fake',
+    object: 'response',
+    created_at: 1_700_000_000,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: typeof request.instructions === 'string' ? request.instructions : null,
+    max_output_tokens: typeof request.max_output_tokens === 'number' ? request.max_output_tokens : null,
+    metadata: {},
+    model: behaviour.reportedModel ?? String(request.model),
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    ...(status === 'completed' && !behaviour.noUsage
+      ? { usage: { ...FAKE_RESPONSE_USAGE, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: FAKE_RESPONSE_USAGE.input_tokens + FAKE_RESPONSE_USAGE.output_tokens } }
+      : {}),
+  });
+  const finalOutput = [message('completed', pieces.join('')), ...(offersTools ? [functionCall] : [])];
+  if (request.stream !== true) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(behaviour.malformed ? '{"id":"resp_fake","object":"response","output":[' : JSON.stringify(response('completed', finalOutput)));
+    return;
+  }
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let sequence = 0;
+  // OpenAI names each event and writes its type first.
+  const send = (event: ResponseEvent): void => {
+    if (!res.destroyed) res.write(`event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence++ })}\n\n`);
+  };
+  const at = { item_id: 'msg_fake', output_index: 0, content_index: 0 };
+  const fail = (): void => {
+    send({ type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null });
+    res.end();
+  };
+  send({ type: 'response.created', response: response('in_progress', []) as OpenAI.Responses.Response });
+  send({ type: 'response.in_progress', response: response('in_progress', []) as OpenAI.Responses.Response });
+  if (behaviour.errorEventAfter === 0) return fail();
+  send({ type: 'response.output_item.added', output_index: 0, item: message('in_progress', null) });
+  send({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
+  let sent = 0;
+  for (const piece of pieces) {
+    if (!(await goesOn(res, behaviour, sent))) return;
+    if (behaviour.errorEventAfter !== undefined && sent >= behaviour.errorEventAfter) return fail();
+    send({ type: 'response.output_text.delta', ...at, delta: piece, logprobs: [] });
+    sent++;
+  }
+  const text = pieces.join('');
+  send({ type: 'response.output_text.done', ...at, text, logprobs: [] });
+  send({ type: 'response.content_part.done', ...at, part: { type: 'output_text', text, annotations: [] } });
+  send({ type: 'response.output_item.done', output_index: 0, item: message('completed', text) });
+  if (offersTools) {
+    send({ type: 'response.output_item.added', output_index: 1, item: { ...functionCall, status: 'in_progress', arguments: '' } });
+    const args = FAKE_FUNCTION_CALL.arguments;
+    const half = Math.ceil(args.length / 2);
+    for (const delta of [args.slice(0, half), args.slice(half)]) send({ type: 'response.function_call_arguments.delta', item_id: 'fc_fake', output_index: 1, delta });
+    send({ type: 'response.function_call_arguments.done', item_id: 'fc_fake', output_index: 1, name: FAKE_FUNCTION_CALL.name, arguments: args });
+    send({ type: 'response.output_item.done', output_index: 1, item: functionCall });
+  }
+  send({ type: 'response.completed', response: response('completed', finalOutput) as OpenAI.Responses.Response });
+  res.end();
+}
+
+/** Before each streamed piece: the trickle's delay, then whether the stream goes on (not when the connection is gone, or dropped as told). */
+async function goesOn(res: ServerResponse, behaviour: FakeUpstreamBehaviour, sent: number): Promise<boolean> {
+  if (behaviour.chunkDelayMs) await delay(behaviour.chunkDelayMs);
+  if (res.destroyed) return false;
+  if (behaviour.dropAfterChunks !== undefined && sent >= behaviour.dropAfterChunks) {
+    // end(), not destroy(): what was written goes out first, then the connection closes in
+    // the middle of the chunked body.
+    res.socket?.end();
+    return false;
+  }
+  return true;
 }
 
 /** JSON as Python's json.dumps writes it by default. */

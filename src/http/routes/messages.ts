@@ -20,7 +20,7 @@ import { validateChatRequest } from '../../chat/validate.js';
 import { ValidationError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
 import { andThen } from '../../maybe-promise.js';
-import { chatBackendOf } from '../../models/catalog.js';
+import { chatBackendOf, type ModelEntry } from '../../models/catalog.js';
 import { renderAnthropicError, sendAnthropicError } from '../anthropic-error-reply.js';
 import { AnthropicEventSink } from '../anthropic-sse.js';
 import { chatBackendCall } from '../chat-call.js';
@@ -45,9 +45,9 @@ const MESSAGES: MeteredEndpoint<ChatRequest> = {
   endpoint: 'chat',
   parse: (body) => validateChatRequest(anthropicToChatRequest(validateMessagesRequest(body))),
   modelOf: (chat) => chat.model,
-  plan: planTokens,
+  plan: (chat, model) => planTokens(withinOutputLimit(chat, model), model),
   answer: (call) =>
-    andThen(chatBackendOf(call.model).complete(chatBackendCall(call, call.request, { includeUsage: false })), (result) => {
+    andThen(chatBackendOf(call.model).complete(chatBackendCall(call, withinOutputLimit(call.request, call.model), { includeUsage: false })), (result) => {
       const message = chatCompletionToAnthropic(JSON.parse(result.body) as ChatCompletionBody, call.model.id);
       // The counts billed, whichever side counted them.
       return { ...result, body: JSON.stringify({ ...message, id: newMessageId(), usage: anthropicUsage(result.usage) }) };
@@ -57,7 +57,7 @@ const MESSAGES: MeteredEndpoint<ChatRequest> = {
     stream: async (call, events) => {
       const sink = new AnthropicEventSink(events, new ChatToAnthropicStream(newMessageId(), call.model.id, call.plan.promptTokens));
       // Usage asked for: message_delta reports the counts.
-      const result = await chatBackendOf(call.model).stream(chatBackendCall(call, call.request, { includeUsage: true }), sink);
+      const result = await chatBackendOf(call.model).stream(chatBackendCall(call, withinOutputLimit(call.request, call.model), { includeUsage: true }), sink);
       if (result.error === undefined && !call.client.aborted) sink.finish(result.usage);
       return result;
     },
@@ -101,6 +101,16 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       return { input_tokens: promptTokens };
     });
   });
+}
+
+/**
+ * Anthropic's API requires max_tokens, so its clients always send one, sized for Claude
+ * models (Claude Code asks for 32,000 or more): above the model's output limit it asks for
+ * as much as the model may write, which is that limit. OpenAI's max_tokens is optional, so
+ * a value sent there is the client's own choice, and past the limit a 422 (chat/plan.ts).
+ */
+function withinOutputLimit(chat: ChatRequest, model: ModelEntry): ChatRequest {
+  return chat.max_tokens != null && chat.max_tokens > model.maxOutputTokens ? { ...chat, max_tokens: model.maxOutputTokens } : chat;
 }
 
 /** A count has no output: `max_tokens`, which a Messages request requires, is optional here. */

@@ -1,17 +1,18 @@
-// POST responses, OpenAI's Responses API: text or message items in, one response object
-// out, or its typed events streamed. Every model that serves it answers through its chat
-// backend; stored responses are not offered (400).
+// POST responses, OpenAI's Responses API: text or input items in, one response object out,
+// or its typed events streamed. A model whose upstreams speak the API (`responses: native`)
+// gets the request as it is and its answer is relayed; every other model answers through
+// its chat backend, translated both ways. Stored responses are not offered (400).
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services.js';
-import { planTokens } from '../../chat/plan.js';
 import { andThen } from '../../maybe-promise.js';
+import type { ResponsesCall } from '../../models/backend.js';
 import { chatBackendOf } from '../../models/catalog.js';
 import { ResponseEventSink, ResponseShape, responseJson } from '../../responses/response-body.js';
-import { validateResponsesRequest, type ResponsesRequest } from '../../responses/responses-request.js';
-import { withFieldNames } from '../body-fields.js';
+import { planResponse } from '../../responses/responses-plan.js';
+import { chatOf, validateResponsesRequest, type ResponsesRequest } from '../../responses/responses-request.js';
 import { chatBackendCall } from '../chat-call.js';
 import { renderError } from '../error-reply.js';
-import { API_ERROR_SURFACE, meteredRoute, type ErrorSurface, type MeteredEndpoint } from '../metered-route.js';
+import { API_ERROR_SURFACE, meteredRoute, type ErrorSurface, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
 
 /**
  * Errors before the stream are the spec's unified body. Mid-stream, the Responses API's
@@ -30,11 +31,13 @@ const RESPONSES_ERRORS: ErrorSurface = {
 const RESPONSES: MeteredEndpoint<ResponsesRequest> = {
   endpoint: 'responses',
   parse: validateResponsesRequest,
-  modelOf: (request) => request.chat.model,
-  plan: (request, model) => withFieldNames({ messages: 'input', max_tokens: 'max_output_tokens' }, () => planTokens(request.chat, model)),
+  modelOf: (request) => request.model,
+  plan: planResponse,
   answer: (call) => {
+    const { responder } = call.model;
+    if (responder !== undefined) return responder.respond(responsesCall(call));
     const shape = new ResponseShape(call.model.id, call.request.echo);
-    return andThen(chatBackendOf(call.model).complete(chatBackendCall(call, call.request.chat, { includeUsage: false })), (result) => ({
+    return andThen(chatBackendOf(call.model).complete(chatBackendCall(call, chatOf(call.request), { includeUsage: false })), (result) => ({
       ...result,
       body: responseJson(shape, result.body, result.usage),
     }));
@@ -42,8 +45,10 @@ const RESPONSES: MeteredEndpoint<ResponsesRequest> = {
   streaming: {
     isStreamed: (request) => request.stream,
     stream: async (call, events) => {
+      const { responder } = call.model;
+      if (responder !== undefined) return responder.streamResponse(responsesCall(call), events);
       const sink = new ResponseEventSink(events, new ResponseShape(call.model.id, call.request.echo));
-      const result = await chatBackendOf(call.model).stream(chatBackendCall(call, call.request.chat, { includeUsage: false }), sink);
+      const result = await chatBackendOf(call.model).stream(chatBackendCall(call, chatOf(call.request), { includeUsage: false }), sink);
       if (result.error === undefined && !call.client.aborted) sink.finish(result.usage);
       return result;
     },
@@ -52,6 +57,10 @@ const RESPONSES: MeteredEndpoint<ResponsesRequest> = {
   },
   errors: RESPONSES_ERRORS,
 };
+
+function responsesCall({ request, rawJson, model, plan, client }: MeteredCall<ResponsesRequest>): ResponsesCall {
+  return { body: request.body, requestText: rawJson ?? undefined, modelId: model.id, promptTokens: plan.promptTokens, client };
+}
 
 export function responsesRoute(api: FastifyInstance, services: AppServices): void {
   meteredRoute(api, services, '/responses', RESPONSES);

@@ -51,6 +51,8 @@ export class Deployment {
   /** The chat completions path. */
   readonly path: string;
   readonly embeddingsPath: string;
+  /** The Responses API's path, for a deployment that speaks it. */
+  readonly responsesPath: string;
   readonly jsonHeaders: Record<string, string>;
   readonly streamHeaders: Record<string, string>;
   /** Where, for logs and the operator's metrics (never the key). */
@@ -73,6 +75,7 @@ export class Deployment {
     const base = url.pathname.replace(/\/+$/, '');
     this.path = `${base}${isAnthropic ? '/messages' : '/chat/completions'}`;
     this.embeddingsPath = `${base}/embeddings`;
+    this.responsesPath = `${base}/responses`;
     this.origin = url.origin;
     const auth: Record<string, string> = isAnthropic
       ? { 'anthropic-version': config.anthropicVersion ?? ANTHROPIC_VERSION, ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) }

@@ -7,18 +7,14 @@
 // details go into `cause`, which only the log sees.
 import type { Dispatcher } from 'undici';
 import { AttemptFailure, ClientGoneError, UpstreamRejectedError } from '../../errors.js';
-import type { BackendCall, ChunkSink, ClientLink, CompletionResult, StreamResult } from '../backend.js';
-import { countTextTokens } from '../tokens.js';
-import { transportFailure } from './attempt-failure.js';
+import type { BackendCall, ClientLink, CompletionResult, StreamResult } from '../backend.js';
+import { midStreamError, transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
-import { StreamRelay } from './stream-relay.js';
-import { isRecord, ModelRenamer, plainCompletion, textOfMessage, textWithUsageCost, upstreamErrorMessage, upstreamRequestText, usageOf } from './wire.js';
-import { usageBody } from '../openai-body.js';
-import { formatCredits, microsToCredits } from '../../billing/money.js';
+import { upstreamErrorMessage } from './wire.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** What an exchange needs of its call: whom to stop for. */
@@ -187,15 +183,17 @@ export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implemen
 
 // ---------------------------------------------------------------------------------------
 
-/** A non-streamed completion: read whole, then relayed with lmgate's model id. */
-export class CompletionExchange extends Exchange<CompletionResult> {
+/**
+ * An answer read whole, at most MAX_ANSWER_BYTES, then read by `read`, which settles the
+ * exchange. Nothing reaches the client before the whole answer has come, so the client's
+ * leaving ends the call and a broken connection lets another deployment try.
+ */
+export abstract class WholeAnswerExchange<C extends UpstreamCall> extends Exchange<CompletionResult, C> {
   private parts: Buffer[] = [];
   private bytes = 0;
 
-  constructor(call: BackendCall, deployment: Deployment) {
-    super(call, deployment);
-    this.start(completionRequestText(call, deployment.config.model), false);
-  }
+  /** Reads the answer's text, and succeeds or fails with it. */
+  protected abstract read(text: string): void;
 
   protected answerData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.bytes += chunk.length;
@@ -208,40 +206,8 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   }
 
   protected answerEnd(): void {
-    const where = this.deployment.label;
-    const text = this.parts.length === 1 ? this.parts[0]!.toString('utf8') : Buffer.concat(this.parts, this.bytes).toString('utf8');
-    // The common answer goes out unparsed, its model renamed and its cost added in place;
-    // the rest is parsed.
-    const renamer = new ModelRenamer(this.call.modelId, this.deployment.config.model);
-    const plain = plainCompletion(text);
-    const renamed = plain && renamer.renameText(text);
-    const costed = plain && renamed && textWithUsageCost(renamed, formatCredits(this.call.chargeMicros(plain.usage)));
-    if (plain !== undefined && costed) return this.succeed({ body: costed, ...plain }, 'ok');
-    let answer: unknown;
-    try {
-      answer = JSON.parse(text);
-    } catch (err) {
-      return this.fail(new AttemptFailure('bad_answer', 'upstream sent malformed JSON', where, err));
-    }
-    if (!isRecord(answer) || !Array.isArray(answer.choices)) {
-      return this.fail(new AttemptFailure('bad_answer', 'upstream answer is not a chat completion', where));
-    }
-    const first: unknown = answer.choices[0];
-    const finishReason = isRecord(first) && typeof first.finish_reason === 'string' ? first.finish_reason : null;
-    let usage = usageOf(answer.usage);
-    if (usage === null) {
-      // Some Ollama and llama.cpp versions report none: count what they wrote, and tell
-      // the client, who expects OpenAI's `usage` on every completion.
-      let completionTokens = 0;
-      for (const choice of answer.choices) {
-        if (isRecord(choice) && isRecord(choice.message)) completionTokens += countTextTokens(textOfMessage(choice.message));
-      }
-      usage = { promptTokens: this.call.promptTokens, completionTokens };
-      answer.usage = usageBody(usage, this.call.chargeMicros(usage));
-    } else if (isRecord(answer.usage)) {
-      answer.usage.cost = microsToCredits(this.call.chargeMicros(usage));
-    }
-    this.succeed({ body: renamer.rename(JSON.stringify(answer), answer), usage, finishReason }, 'ok');
+    const { parts } = this;
+    this.read(parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, this.bytes).toString('utf8'));
   }
 
   protected transportError(err: unknown): void {
@@ -251,58 +217,65 @@ export class CompletionExchange extends Exchange<CompletionResult> {
   protected clientGone(): void {
     this.fail(new ClientGoneError());
   }
-}
 
-/** The non-streamed request for an upstream: the client's text renamed in place when it can be, else serialized. */
-function completionRequestText(call: BackendCall, upstreamModel: string): string {
-  // complete() answers non-streamed requests; never let a stray flag make the upstream stream.
-  if (call.requestText !== undefined && !call.request.stream) {
-    const text = upstreamRequestText(call.requestText, call.modelId, upstreamModel, false);
-    if (text !== undefined) return text;
+  /** The answer parsed; undefined, the exchange failed, when it is not JSON. */
+  protected parsed(text: string): unknown {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      this.fail(new AttemptFailure('bad_answer', 'upstream sent malformed JSON', this.deployment.label, err));
+      return undefined;
+    }
   }
-  const request = { ...call.request, model: upstreamModel };
-  if (request.stream) request.stream = false;
-  return JSON.stringify(request);
 }
 
 /**
- * The streamed request for an upstream: lmgate always asks for usage, to charge exactly
- * (the relay hides it from a client that did not ask). The client's text when it can be
- * changed in place, else serialized.
+ * A streamed answer: each server-sent event handed to `relayEvent` as it arrives, the
+ * upstream paused while the client's socket is full. A failure before anything reached
+ * the client lets another deployment try; after it, the stream ends with the error and
+ * the client is charged for what it got.
  */
-function streamRequestText(call: BackendCall, upstreamModel: string): string {
-  const options = call.request.stream_options;
-  if (call.requestText !== undefined && (options === undefined || options?.include_usage === true)) {
-    const text = upstreamRequestText(call.requestText, call.modelId, upstreamModel, options === undefined);
-    if (text !== undefined) return text;
-  }
-  return JSON.stringify({ ...call.request, model: upstreamModel, stream: true, stream_options: { ...options, include_usage: true } });
-}
-
-// ---------------------------------------------------------------------------------------
-
-/** A streamed completion: events relayed as they arrive, paced by the client's socket. */
-export class StreamExchange extends Exchange<StreamResult> {
-  private readonly sink: ChunkSink;
-  private readonly relay: StreamRelay;
+export abstract class EventStreamExchange<C extends UpstreamCall> extends Exchange<StreamResult, C> {
   private readonly reader: SseDataReader;
   private paused = false;
 
-  constructor(call: BackendCall, deployment: Deployment, sink: ChunkSink) {
+  constructor(
+    call: C,
+    deployment: Deployment,
+    private readonly socket: { drained(): Promise<void> },
+  ) {
     super(call, deployment);
-    this.sink = sink;
-    this.relay = new StreamRelay(call, sink, deployment.label, deployment.config.model);
     this.reader = new SseDataReader(deployment.label);
-    this.start(streamRequestText(call, deployment.config.model), true);
+  }
+
+  /** Handles one event's data; true when the client's socket asks to wait for a drain. Throws an AttemptFailure for a bad event. */
+  protected abstract relayEvent(data: string): boolean;
+  /** Everything was delivered: the upstream said its stream is complete. */
+  protected abstract get isComplete(): boolean;
+  /** Something has reached the client (no other deployment can take over). */
+  protected abstract get hasSent(): boolean;
+  /** The result of a complete stream (it may still send the client a last event). */
+  protected abstract finished(): StreamResult;
+  /** The usage of what the client was sent, for a stream cut short. */
+  protected abstract partial(): StreamResult;
+
+  /** A stream that ends here, without a transport error, ended properly. */
+  protected get mayEndHere(): boolean {
+    return this.isComplete;
+  }
+
+  /** What an error while streaming means for the attempt. */
+  protected streamFailure(err: unknown): AttemptFailure {
+    return this.failureOf(err);
   }
 
   protected answerData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     try {
       for (const data of this.reader.push(chunk)) {
-        if (this.relay.relay(data) && !this.paused) {
+        if (this.relayEvent(data) && !this.paused) {
           this.paused = true;
           controller.pause();
-          void this.sink.drained().then(() => {
+          void this.socket.drained().then(() => {
             this.paused = false;
             if (!this.settled) controller.resume();
           });
@@ -312,35 +285,33 @@ export class StreamExchange extends Exchange<StreamResult> {
       }
     } catch (err) {
       this.transportError(err);
-      controller.abort(new Error('malformed stream'));
+      controller.abort(new Error('stream failed'));
     }
   }
 
   protected answerEnd(): void {
     try {
-      for (const data of this.reader.end()) this.relay.relay(data);
+      for (const data of this.reader.end()) this.relayEvent(data);
     } catch (err) {
       return this.transportError(err);
     }
-    if (!this.relay.isDone && !this.relay.hasFinished) {
-      return this.endWith(new AttemptFailure('bad_answer', 'upstream stream ended early', this.deployment.label));
-    }
-    this.succeed(this.relay.finish(), 'ok');
+    if (!this.mayEndHere) return this.endWith(new AttemptFailure('bad_answer', 'upstream stream ended early', this.deployment.label));
+    this.succeed(this.finished(), 'ok');
   }
 
   protected transportError(err: unknown): void {
     // Everything was delivered and only the goodbye failed: that is a finished stream.
-    if (this.relay.isDone) return this.succeed(this.relay.finish(), 'ok');
-    this.endWith(this.failureOf(err));
+    if (this.isComplete) return this.succeed(this.finished(), 'ok');
+    this.endWith(this.streamFailure(err));
   }
 
   protected clientGone(): void {
-    this.succeed(this.relay.partial(), 'aborted');
+    this.succeed(this.partial(), 'aborted');
   }
 
-  /** Before the first chunk: try another deployment; after it: end the stream with the error. */
+  /** Before anything was sent: try another deployment; after it: end the stream with the error. */
   private endWith(failure: AttemptFailure): void {
-    if (this.relay.sentChunks === 0) return this.fail(failure);
-    this.succeed(this.relay.failed(failure), failure.kind);
+    if (!this.hasSent) return this.fail(failure);
+    this.succeed({ ...this.partial(), error: midStreamError(failure) }, failure.kind);
   }
 }

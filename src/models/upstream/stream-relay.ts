@@ -4,22 +4,19 @@ import type { Usage } from '../../billing/usage.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from '../../errors.js';
-import { midStreamError } from './attempt-failure.js';
-import { isPlainObject, isRecord, ModelRenamer, textFinishReason, textIndexIsZero, textOfMessage, textUsage, textWithUsageCost, usageOf } from './wire.js';
+import { HeldEvents } from './held-events.js';
+import { isPlainObject, isRecord, ModelRenamer, parsedOrNull, textFinishReason, textIndexIsZero, textOfMessage, textUsage, textWithUsageCost, usageOf } from './wire.js';
 import { usageBody } from '../openai-body.js';
 import { formatCredits, microsToCredits } from '../../billing/money.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';
-/** Event text held back for counting before it is counted as it comes. */
-const MAX_UNCOUNTED_CHARS = 1024 * 1024;
 
 export class StreamRelay {
   /** Generated text per choice index, for an upstream that reports no usage. */
   private readonly texts = new Map<number, string>();
   /** Events relayed but not yet read for their text: only counted if no usage comes. */
-  private uncounted: string[] = [];
-  private uncountedChars = 0;
+  private readonly uncounted = new HeldEvents((chunk) => this.noteTexts(chunk));
   private readonly renamer: ModelRenamer;
   private upstreamUsage: Usage | null = null;
   private finishReason: string | null = null;
@@ -53,7 +50,7 @@ export class StreamRelay {
     if (text === undefined) text = this.parsedChunk(data);
     if (text === null) return false;
     this.lastEvent = data;
-    if (this.upstreamUsage === null) this.holdForCounting(data);
+    if (this.upstreamUsage === null) this.uncounted.hold(data);
     this.sentChunks++;
     return !this.sink.send(text);
   }
@@ -82,12 +79,6 @@ export class StreamRelay {
   /** The client went away: what it was sent. */
   partial(): StreamResult {
     return { usage: this.usage(), finishReason: null };
-  }
-
-  /** Before the first chunk a failure moves on to another deployment; after it, ends the stream. */
-  failed(failure: AttemptFailure): StreamResult {
-    if (this.sentChunks === 0) throw failure;
-    return { usage: this.usage(), finishReason: null, error: midStreamError(failure) };
   }
 
   /**
@@ -159,8 +150,7 @@ export class StreamRelay {
   /** The upstream's count it is: nothing held needs counting. */
   private noteUsage(usage: Usage): void {
     this.upstreamUsage = usage;
-    this.uncounted = [];
-    this.uncountedChars = 0;
+    this.uncounted.drop();
   }
 
   private noteFinish(choice: unknown): void {
@@ -176,46 +166,22 @@ export class StreamRelay {
 
   private usage(): Usage {
     if (this.upstreamUsage !== null) return this.upstreamUsage;
-    this.countHeld();
+    this.uncounted.readAll();
     let completionTokens = 0;
     for (const text of this.texts.values()) completionTokens += countTextTokens(text);
     return { promptTokens: this.call.promptTokens, completionTokens };
   }
 
-  /**
-   * Most upstreams report usage at the end, so events are read for their text only if it
-   * never comes; past a bound they are read as they come, to hold no more than that.
-   */
-  private holdForCounting(data: string): void {
-    this.uncounted.push(data);
-    this.uncountedChars += data.length;
-    if (this.uncountedChars > MAX_UNCOUNTED_CHARS) this.countHeld();
-  }
-
-  private countHeld(): void {
-    for (const data of this.uncounted) {
-      // A well-framed event that is not JSON went out as it was; it carries no text to count.
-      const chunk = parsedOrNull(data);
-      if (chunk === null || !Array.isArray(chunk.choices)) continue;
-      for (const choice of chunk.choices) {
-        if (!isRecord(choice) || !isRecord(choice.delta)) continue;
-        const text = textOfMessage(choice.delta);
-        if (text.length === 0) continue;
-        const index = typeof choice.index === 'number' ? choice.index : 0;
-        this.texts.set(index, (this.texts.get(index) ?? '') + text);
-      }
+  /** The generated text of a chunk's choices, by choice. */
+  private noteTexts(chunk: Record<string, unknown>): void {
+    if (!Array.isArray(chunk.choices)) return;
+    for (const choice of chunk.choices) {
+      if (!isRecord(choice) || !isRecord(choice.delta)) continue;
+      const text = textOfMessage(choice.delta);
+      if (text.length === 0) continue;
+      const index = typeof choice.index === 'number' ? choice.index : 0;
+      this.texts.set(index, (this.texts.get(index) ?? '') + text);
     }
-    this.uncounted = [];
-    this.uncountedChars = 0;
-  }
-}
-
-function parsedOrNull(data: string): Record<string, unknown> | null {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    return isRecord(parsed) ? parsed : null;
-  } catch {
-    return null;
   }
 }
 

@@ -17,6 +17,16 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A JSON object's text parsed; null when it is not one. */
+export function parsedOrNull(data: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return isRecord(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 /** An upstream `usage` object, when it has the two counts lmgate bills. */
 export function usageOf(value: unknown): Usage | null {
   if (!isRecord(value)) return null;
@@ -25,7 +35,8 @@ export function usageOf(value: unknown): Usage | null {
   return { promptTokens, completionTokens };
 }
 
-function isCount(value: unknown): value is number {
+/** A token count as an upstream reports it: a non-negative safe integer. */
+export function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
