@@ -5,12 +5,12 @@
 import { BlockList, isIP } from 'node:net';
 import { globToRegExp } from '../billing/tiers.js';
 import { ForbiddenError, KeyExpiredError, ValidationError } from '../errors.js';
+import { parseExpiry } from '../expiry.js';
 import type { ApiKeyRecord, KeyControls } from '../store/store.js';
 
 const MAX_LIST = 50;
 const MAX_PATTERN = 200;
 const MAX_RPM = 1_000_000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 interface CompiledControls {
   expiresAtMs: number | null;
@@ -73,10 +73,10 @@ export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial
   const controls: Partial<KeyControls> = {};
   const fail = (field: string, message: string) => (fields[field] ??= []).push(message);
   if (input.expiresAt !== undefined) {
-    const expiresAt = input.expiresAt === null || input.expiresAt.trim() === '' ? null : expiryOf(input.expiresAt.trim());
-    if (expiresAt === undefined) fail('expiresAt', 'Give a date (YYYY-MM-DD) or an ISO 8601 time.');
-    else if (expiresAt !== null && Date.parse(expiresAt) <= nowMs) fail('expiresAt', 'The expiry date is already past.');
-    else controls.expiresAt = expiresAt;
+    const text = input.expiresAt?.trim() ?? '';
+    const expiry = text === '' ? { expiresAt: null } : parseExpiry(text, nowMs);
+    if ('expiresAt' in expiry) controls.expiresAt = expiry.expiresAt;
+    else fail('expiresAt', expiry.problem === 'past' ? 'The expiry date is already past.' : 'Give a date (YYYY-MM-DD) or an ISO 8601 time.');
   }
   if (input.allowedModels !== undefined) {
     const patterns = listOf(input.allowedModels);
@@ -104,16 +104,6 @@ export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial
 function listOf(items: string[] | null): string[] | null {
   const kept = (items ?? []).map((item) => item.trim()).filter((item) => item !== '');
   return kept.length === 0 ? null : kept;
-}
-
-function expiryOf(text: string): string | null | undefined {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
-    const dayMs = Date.parse(`${text}T00:00:00.000Z`);
-    if (Number.isNaN(dayMs) || !new Date(dayMs).toISOString().startsWith(text)) return undefined;
-    return new Date(dayMs + DAY_MS).toISOString();
-  }
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
 interface Cidr {
