@@ -6,11 +6,17 @@ import { BlockList, isIP } from 'node:net';
 import { globToRegExp } from '../billing/tiers.js';
 import { ForbiddenError, KeyExpiredError, ValidationError } from '../errors.js';
 import { parseExpiry } from '../expiry.js';
-import type { ApiKeyRecord, KeyControls } from '../store/store.js';
+import type { ApiKeyRecord, CreditPeriod, KeyControls } from '../store/store.js';
 
 const MAX_LIST = 50;
 const MAX_PATTERN = 200;
 const MAX_RPM = 1_000_000;
+/** A billion credits: far above any real limit, far below 2^53 micro-credits. */
+const MAX_CREDIT_LIMIT_MICROS = 1_000_000_000 * 1_000_000;
+const CREDIT_PERIODS: readonly string[] = ['total', 'month'] satisfies CreditPeriod[];
+
+/** A key made without controls. */
+export const NO_CONTROLS: KeyControls = { expiresAt: null, allowedModels: null, allowedIps: null, rpm: null, creditLimit: null };
 
 interface CompiledControls {
   expiresAtMs: number | null;
@@ -66,6 +72,10 @@ export interface ControlsInput {
   allowedModels?: string[] | null;
   allowedIps?: string[] | null;
   rpm?: number | null;
+  /** Micro-credits; null for none. */
+  creditLimitMicros?: number | null;
+  /** `total` (the default) or `month`; only with creditLimitMicros. */
+  creditLimitPeriod?: string;
 }
 
 export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial<KeyControls> {
@@ -96,6 +106,13 @@ export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial
     if (input.rpm !== null && (!Number.isInteger(input.rpm) || input.rpm < 1 || input.rpm > MAX_RPM)) fail('rpm', `Requests per minute must be a whole number from 1 to ${MAX_RPM}.`);
     else controls.rpm = input.rpm;
   }
+  const { creditLimitMicros: micros, creditLimitPeriod: period = 'total' } = input;
+  if (micros !== undefined) {
+    if (micros !== null && (!Number.isSafeInteger(micros) || micros < 1 || micros > MAX_CREDIT_LIMIT_MICROS)) {
+      fail('creditLimitMicros', 'A credit limit must be more than 0 and at most 1,000,000,000 credits.');
+    } else if (!CREDIT_PERIODS.includes(period)) fail('creditLimitPeriod', 'A credit limit applies in total or per month.');
+    else controls.creditLimit = micros === null ? null : { amountMicros: micros, period: period as CreditPeriod };
+  } else if (input.creditLimitPeriod !== undefined) fail('creditLimitMicros', 'Give the credit limit with its period.');
   if (Object.keys(fields).length > 0) throw new ValidationError(fields);
   return controls;
 }
