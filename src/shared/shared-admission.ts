@@ -51,7 +51,7 @@ export class SharedAdmission implements Admission {
   }
 
   keySpent(key: LimitedKey): Promise<number> {
-    return this.state.keySpent(key);
+    return this.state.keySpend.spent(key);
   }
 
   limits({ accountId, tier }: Principal): Promise<LimitsSnapshot> {

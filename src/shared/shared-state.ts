@@ -4,7 +4,7 @@
 // refresh an account's balance mirror, and to start the count of a key's spending.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { creditWindowOf, creditWindowStart, type LimitedKey } from '../billing/key-credit.js';
+import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
@@ -13,16 +13,14 @@ import type { RateLimitDecision } from '../limits/limiter.js';
 import { isoNow } from '../store/clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
-import { streamedRecords } from './usage-stream.js';
-import { ACK, ADMIT, ADMIT_KEY, KEY_MIRROR, KEY_SPENT, LIMITS, MIRROR, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { SharedKeySpend } from './shared-key-spend.js';
+import { ACK, ADMIT, ADMIT_KEY, LIMITS, MIRROR, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);
 const renewScript = new LuaScript(RENEW);
 const limitsScript = new LuaScript(LIMITS);
 const snapshotScript = new LuaScript(SNAPSHOT);
-const keyMirrorScript = new LuaScript(KEY_MIRROR);
-const keySpentScript = new LuaScript(KEY_SPENT);
 export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
@@ -96,6 +94,8 @@ export class SharedState {
   /** The same for requests whose key has a credit limit; other requests never touch a key's count. */
   private readonly admitKeyScript: BatchedScript;
   private readonly settleKeyScript: BatchedScript;
+  /** Keys' credit limits: their counts in Redis, and what each spent. */
+  readonly keySpend: SharedKeySpend;
 
   constructor(
     readonly redis: Redis,
@@ -106,6 +106,7 @@ export class SharedState {
     this.settleScript = new BatchedScript(SETTLE, redis, 6, 6);
     this.admitKeyScript = new BatchedScript(ADMIT_KEY, redis, 9, 10);
     this.settleKeyScript = new BatchedScript(SETTLE_KEY, redis, 9, 7);
+    this.keySpend = new SharedKeySpend(redis, store, options.prefix, this.usageStream);
   }
 
   keys(accountId: string): AccountKeys {
@@ -118,12 +119,6 @@ export class SharedState {
       rpm: `${base}:rpm`,
       tpm: `${base}:tpm`,
     };
-  }
-
-  /** A key's count of its spending in its credit limit's window, and its holds on it. */
-  keySpendKeys(keyId: string): KeySpendKeys {
-    const base = `${this.options.prefix}:key:${keyId}`;
-    return { spend: `${base}:spend`, leases: `${base}:leases`, amounts: `${base}:amounts` };
   }
 
   get usageStream(): string {
@@ -177,14 +172,14 @@ export class SharedState {
     const window = key && creditWindowOf(key.limit.period, isoNow());
     const run = (): Promise<unknown> => {
       if (key === undefined) return this.admitScript.run(accountKeys, args);
-      const { spend, leases, amounts } = this.keySpendKeys(key.id);
+      const { spend, leases, amounts } = this.keySpend.keys(key.id);
       return this.admitKeyScript.run([...accountKeys, spend, leases, amounts], [...args, key.limit.amountMicros, window!]);
     };
     let reply = (await run()) as (string | number)[];
     // At most twice: the account's balance mirror, then the key's count, each read once.
     for (let reads = 0; reads < 2 && (reply[0] === 'load' || reply[0] === 'keyload'); reads++) {
       if (reply[0] === 'load') await this.refreshBalance(input.accountId);
-      else await this.countKeySpend(key!, window!);
+      else await this.keySpend.count(key!, window!);
       reply = (await run()) as (string | number)[];
     }
     const [outcome, a, b, c, d] = reply as [string, number, number, number, number];
@@ -243,7 +238,7 @@ export class SharedState {
     try {
       if (key === undefined) await this.settleScript.run(accountKeys, args);
       else {
-        const { spend, leases, amounts } = this.keySpendKeys(key.id);
+        const { spend, leases, amounts } = this.keySpend.keys(key.id);
         // The charge counts in the window its usage record is dated in, as the store will count it.
         await this.settleKeyScript.run([...accountKeys, spend, leases, amounts], [...args, creditWindowOf(key.limit.period, record.createdAt)]);
       }
@@ -266,32 +261,6 @@ export class SharedState {
   async refreshBalance(accountId: string): Promise<void> {
     const { balanceMicros, version } = await this.store.versionedBalanceOf(accountId);
     await mirrorScript.run(this.redis, [this.keys(accountId).credit], [version, balanceMicros]);
-  }
-
-  /**
-   * Starts the count of a key's spending in `window`, unless another instance did: the
-   * store's sum, with the key's records still in the usage stream (settled on any instance,
-   * perhaps not yet stored) read first, so each charge settled before counts once.
-   */
-  private async countKeySpend({ id, limit }: LimitedKey, window: string): Promise<void> {
-    const unstored: UsageRecord[] = [];
-    for await (const record of streamedRecords(this.redis, this.usageStream)) {
-      if (record.keyId === id && creditWindowOf(limit.period, record.createdAt) === window) unstored.push(record);
-    }
-    const spent = await this.store.keySpend(id, creditWindowStart(window), unstored);
-    await keyMirrorScript.run(this.redis, [this.keySpendKeys(id).spend], [window, spent]);
-  }
-
-  /** What a key spent in its credit limit's current window, as admissions count it. */
-  async keySpent(key: LimitedKey): Promise<number> {
-    const window = creditWindowOf(key.limit.period, isoNow());
-    const read = async (): Promise<number> => Number(await keySpentScript.run(this.redis, [this.keySpendKeys(key.id).spend], [window]));
-    let spent = await read();
-    if (spent < 0) {
-      await this.countKeySpend(key, window);
-      spent = await read();
-    }
-    return Math.max(0, spent);
   }
 
   async snapshot(accountId: string): Promise<BalanceSnapshot> {
@@ -332,7 +301,7 @@ export class SharedState {
         const keys = this.keys(accountId);
         return [keys.leases, keys.slots];
       }),
-      ...renew(groupByValue(this.liveOnKeys), (keyId) => [this.keySpendKeys(keyId).leases]),
+      ...renew(groupByValue(this.liveOnKeys), (keyId) => [this.keySpend.keys(keyId).leases]),
     ]);
   }
 }
@@ -355,10 +324,4 @@ export interface AccountKeys {
   slots: string;
   rpm: string;
   tpm: string;
-}
-
-export interface KeySpendKeys {
-  spend: string;
-  leases: string;
-  amounts: string;
 }

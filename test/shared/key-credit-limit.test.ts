@@ -100,13 +100,13 @@ describe('a key’s credit limit across instances', () => {
     }
     const state = stateOf(0);
     const leftOf = async (keyId: string) => {
-      const { spend, leases, amounts } = state.keySpendKeys(keyId);
+      const { spend, leases, amounts } = state.keySpend.keys(keyId);
       return state.redis.exists(spend, leases, amounts);
     };
     expect(await leftOf(free.keyId)).toBe(0);
     // Settled: only the count is left, no hold.
     expect(await leftOf(limited.keyId)).toBe(1);
-    const ttlMs = await state.redis.pttl(state.keySpendKeys(limited.keyId).spend);
+    const ttlMs = await state.redis.pttl(state.keySpend.keys(limited.keyId).spend);
     expect(ttlMs).toBeGreaterThan(34 * 24 * 3600 * 1000);
     expect(ttlMs).toBeLessThanOrEqual(35 * 24 * 3600 * 1000);
   });
