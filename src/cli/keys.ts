@@ -96,9 +96,9 @@ function controlsOf(args: ParsedCommand): Partial<KeyControls> {
 function creditLimitOf(text: string | null | undefined): Pick<ControlsInput, 'creditLimitMicros' | 'creditLimitPeriod'> {
   if (text === undefined) return {};
   if (text === null) return { creditLimitMicros: null };
-  const [amount = '', period = 'total', ...rest] = text.trim().split('/');
-  if (rest.length > 0 || !['total', 'month'].includes(period)) throw new CliError(`--credit-limit: give credits, in total (25) or per month (25/month)`);
-  return { creditLimitMicros: parseCreditAmount(amount.trim(), '--credit-limit', { signed: false }), creditLimitPeriod: period };
+  const [amount = '', period, ...rest] = text.trim().split('/');
+  if (rest.length > 0) throw new CliError('--credit-limit: give credits, in total (25) or per month (25/month)');
+  return { creditLimitMicros: parseCreditAmount(amount.trim(), '--credit-limit', { signed: false }), ...(period === undefined ? {} : { creditLimitPeriod: period }) };
 }
 
 function keyView(key: ApiKeyRecord): Record<string, unknown> {

@@ -23,8 +23,9 @@
 //                         in the window), reserved (the worst cases of its running requests)
 //   p:key:K:leases  zset  reservation id → expiry (ms); p:key:K:amounts hash id → micro-credits
 //   key available = limit − spent − reserved
-// `spent` is read from the store once (KEY_MIRROR, when a script answers 'keyload') and
-// from then on every settlement of the key's requests adds its charge: it is the count.
+// `spent` is read once (KEY_MIRROR, when a script answers 'keyload': the store's sum with
+// the key's records still in the usage stream), and from then on every settlement of the
+// key's requests adds its charge: it is the count.
 
 /** Shared by the scripts: the time, expired leases released, GCRA. */
 const PRELUDE = `

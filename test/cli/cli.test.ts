@@ -252,7 +252,8 @@ describe('the lmgate CLI on SQLite', () => {
       ['0', 'must not be zero'],
       ['-3', 'more than zero'],
       ['lots', 'not an amount of credits'],
-      ['5/week', 'per month (25/month)'],
+      ['5/week', 'A credit limit applies in total or per month.'],
+      ['5/month/extra', 'per month (25/month)'],
       ['2000000000', 'at most 1,000,000,000 credits'],
     ]) {
       const bad = await run('keys', 'update', key.id as string, '--credit-limit', value!);

@@ -4,9 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import { NO_CONTROLS, parseControls } from '../../auth/key-controls.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
+import type { ApiKeyRecord } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
-import type { ApiKeyRecord } from '../../store/store.js';
 import { KeyView, keyView } from '../views.js';
 
 const Name = Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } });
@@ -26,7 +26,6 @@ const KeyParams = Type.Object({ id: Type.String() });
 const KeyList = Type.Object({ keys: Type.Array(KeyView) });
 const CreatedKey = Type.Object({ key: KeyView, secret: Type.String() });
 const OneKey = Type.Object({ key: KeyView });
-
 
 export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, commands } = services;
