@@ -21,6 +21,7 @@ import type { TypeBoxTypeProvider } from './http/typebox.js';
 import { apiRoutes } from './http/routes/api.js';
 import { webAppRoutes } from './http/routes/web-app.js';
 import { MemoryAdmission, type Admission } from './billing/admission.js';
+import { MemoryKeySpend } from './billing/key-spend.js';
 import { MemoryCreditBook } from './billing/reservations.js';
 import { Tiers } from './billing/tiers.js';
 import { UsageWriter } from './billing/usage-writer.js';
@@ -236,7 +237,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 function memoryAdmission(store: Store, onError: (err: unknown) => void): Admission {
   const credits = new MemoryCreditBook(store);
   const writer = new UsageWriter(store, credits, { onError });
-  return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer);
+  return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer, new MemoryKeySpend(store, writer));
 }
 
 function tlsOptions(config: Config, read: AppDeps['tls']): Record<string, unknown> {

@@ -75,14 +75,24 @@ export class ForbiddenError extends LmgateError {
 
 /**
  * Available balance (balance − open reservations) cannot cover the worst case: `neededMicros`
- * (undefined when refused before counting, nothing being available). `maxTokensThatFit`:
- * when only the output ceiling was too large, the most output tokens that would fit.
+ * (undefined when refused before counting, nothing being available). With `reason`
+ * key_credit_limit it was the key's credit limit (its spending and holds), not the account's
+ * balance, and `availableMicros` is what is left of the limit.
  */
 export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
+  /** When only the output ceiling was too large: the most output tokens that would fit. */
+  readonly maxTokensThatFit: number | undefined;
+  readonly reason: 'key_credit_limit' | undefined;
 
-  constructor(readonly neededMicros: number | undefined, readonly availableMicros: number, readonly maxTokensThatFit?: number) {
-    super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available`);
+  constructor(
+    readonly neededMicros: number | undefined,
+    readonly availableMicros: number,
+    details: { maxTokensThatFit?: number; reason?: 'key_credit_limit' } = {},
+  ) {
+    super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available${details.reason ? ` (${details.reason})` : ''}`);
+    this.maxTokensThatFit = details.maxTokensThatFit;
+    this.reason = details.reason;
   }
 }
 

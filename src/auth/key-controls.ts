@@ -5,12 +5,18 @@
 import { BlockList, isIP } from 'node:net';
 import { globToRegExp } from '../billing/tiers.js';
 import { ForbiddenError, KeyExpiredError, ValidationError } from '../errors.js';
-import type { ApiKeyRecord, KeyControls } from '../store/store.js';
+import { parseExpiry } from '../expiry.js';
+import type { ApiKeyRecord, CreditPeriod, KeyControls } from '../store/store.js';
 
 const MAX_LIST = 50;
 const MAX_PATTERN = 200;
 const MAX_RPM = 1_000_000;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** A billion credits: far above any real limit, far below 2^53 micro-credits. */
+const MAX_CREDIT_LIMIT_MICROS = 1_000_000_000 * 1_000_000;
+const CREDIT_PERIODS: readonly string[] = ['total', 'month'] satisfies CreditPeriod[];
+
+/** A key made without controls. */
+export const NO_CONTROLS: KeyControls = { expiresAt: null, allowedModels: null, allowedIps: null, rpm: null, creditLimit: null };
 
 interface CompiledControls {
   expiresAtMs: number | null;
@@ -66,6 +72,10 @@ export interface ControlsInput {
   allowedModels?: string[] | null;
   allowedIps?: string[] | null;
   rpm?: number | null;
+  /** Micro-credits; null for none. */
+  creditLimitMicros?: number | null;
+  /** `total` (the default) or `month`; only with creditLimitMicros. */
+  creditLimitPeriod?: string;
 }
 
 export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial<KeyControls> {
@@ -73,10 +83,10 @@ export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial
   const controls: Partial<KeyControls> = {};
   const fail = (field: string, message: string) => (fields[field] ??= []).push(message);
   if (input.expiresAt !== undefined) {
-    const expiresAt = input.expiresAt === null || input.expiresAt.trim() === '' ? null : expiryOf(input.expiresAt.trim());
-    if (expiresAt === undefined) fail('expiresAt', 'Give a date (YYYY-MM-DD) or an ISO 8601 time.');
-    else if (expiresAt !== null && Date.parse(expiresAt) <= nowMs) fail('expiresAt', 'The expiry date is already past.');
-    else controls.expiresAt = expiresAt;
+    const text = input.expiresAt?.trim() ?? '';
+    const expiry = text === '' ? { expiresAt: null } : parseExpiry(text, nowMs);
+    if ('expiresAt' in expiry) controls.expiresAt = expiry.expiresAt;
+    else fail('expiresAt', expiry.problem === 'past' ? 'The expiry date is already past.' : 'Give a date (YYYY-MM-DD) or an ISO 8601 time.');
   }
   if (input.allowedModels !== undefined) {
     const patterns = listOf(input.allowedModels);
@@ -96,6 +106,13 @@ export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial
     if (input.rpm !== null && (!Number.isInteger(input.rpm) || input.rpm < 1 || input.rpm > MAX_RPM)) fail('rpm', `Requests per minute must be a whole number from 1 to ${MAX_RPM}.`);
     else controls.rpm = input.rpm;
   }
+  const { creditLimitMicros: micros, creditLimitPeriod: period = 'total' } = input;
+  if (micros !== undefined) {
+    if (micros !== null && (!Number.isSafeInteger(micros) || micros < 1 || micros > MAX_CREDIT_LIMIT_MICROS)) {
+      fail('creditLimitMicros', 'A credit limit must be more than 0 and at most 1,000,000,000 credits.');
+    } else if (!CREDIT_PERIODS.includes(period)) fail('creditLimitPeriod', 'A credit limit applies in total or per month.');
+    else controls.creditLimit = micros === null ? null : { amountMicros: micros, period: period as CreditPeriod };
+  } else if (input.creditLimitPeriod !== undefined) fail('creditLimitMicros', 'Give the credit limit with its period.');
   if (Object.keys(fields).length > 0) throw new ValidationError(fields);
   return controls;
 }
@@ -104,16 +121,6 @@ export function parseControls(input: ControlsInput, nowMs = Date.now()): Partial
 function listOf(items: string[] | null): string[] | null {
   const kept = (items ?? []).map((item) => item.trim()).filter((item) => item !== '');
   return kept.length === 0 ? null : kept;
-}
-
-function expiryOf(text: string): string | null | undefined {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
-    const dayMs = Date.parse(`${text}T00:00:00.000Z`);
-    if (Number.isNaN(dayMs) || !new Date(dayMs).toISOString().startsWith(text)) return undefined;
-    return new Date(dayMs + DAY_MS).toISOString();
-  }
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
 interface Cidr {

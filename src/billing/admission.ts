@@ -5,6 +5,8 @@ import type { RateLimitState } from '../errors.js';
 import type { AccountLimits, LimitsSnapshot } from '../limits/account-limits.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { UsageRecord } from '../store/store.js';
+import type { LimitedKey } from './key-credit.js';
+import type { KeyHold, MemoryKeySpend } from './key-spend.js';
 import type { BalanceSnapshot, MemoryCreditBook, Reservation } from './reservations.js';
 import type { Tier } from './tiers.js';
 import type { UsageWriteObserver, UsageWriter } from './usage-writer.js';
@@ -13,6 +15,8 @@ import type { UsageWriteObserver, UsageWriter } from './usage-writer.js';
 export interface Principal {
   accountId: string;
   tier: Tier;
+  /** The request's key, when it has a credit limit of its own (absent: nothing is looked up for it). */
+  key?: LimitedKey;
 }
 
 /** What a request will use at most, known once its prompt is counted. */
@@ -53,6 +57,8 @@ export interface Admission {
   /** A chat request starts (in memory: its concurrency slot, or 429). */
   open(principal: Principal): Pass;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
+  /** What a key spent in its credit limit's current window (the dashboard shows it against the limit). */
+  keySpent(key: LimitedKey): MaybePromise<number>;
   limits(principal: Principal): MaybePromise<LimitsSnapshot>;
   /** The stored balance changed (a grant, a redemption, another instance): read it again. */
   balanceChanged(accountId: string): Promise<void>;
@@ -70,12 +76,15 @@ export interface Admission {
 
 /** One chat request's hold on its account's limits and credits, from open to release. */
 export interface Pass {
-  /** 402 when nothing is available, before a request does costly work (counting a long prompt). */
+  /**
+   * 402 when nothing is available (or nothing is left of the key's credit limit), before a
+   * request does costly work (counting a long prompt).
+   */
   requireCredit(): MaybePromise<void>;
   /**
-   * The decision: the prompt against tokens per minute and the worst case reserved (in
-   * shared mode also the slot and the request per minute, in one round trip), or 429/402
-   * having taken nothing.
+   * The decision: the prompt against tokens per minute and the worst case reserved, against
+   * the account's balance and the key's credit limit (in shared mode also the slot and the
+   * request per minute, in one round trip), or 429/402 having taken nothing.
    */
   admit(plan: RequestPlan): MaybePromise<Decision>;
   /** What admit reserved. */
@@ -97,6 +106,7 @@ export class MemoryAdmission implements Admission {
     private readonly limitsOf: AccountLimits,
     readonly credits: MemoryCreditBook,
     private readonly writer: UsageWriter,
+    private readonly keySpend: MemoryKeySpend,
   ) {}
 
   takeRequest({ accountId, tier }: Principal): RateLimitState {
@@ -107,12 +117,16 @@ export class MemoryAdmission implements Admission {
     return this.limitsOf.takeKeyRequest(keyId, rpm);
   }
 
-  open({ accountId, tier }: Principal): Pass {
-    return new MemoryPass(this.limitsOf, this.credits, this.writer, accountId, tier);
+  open(principal: Principal): Pass {
+    return new MemoryPass(this.limitsOf, this.credits, this.writer, this.keySpend, principal);
   }
 
   snapshot(accountId: string): Promise<BalanceSnapshot> {
     return this.credits.snapshot(accountId);
+  }
+
+  keySpent(key: LimitedKey): MaybePromise<number> {
+    return this.keySpend.spent(key);
   }
 
   limits({ accountId, tier }: Principal): LimitsSnapshot {
@@ -146,16 +160,23 @@ export class MemoryAdmission implements Admission {
 
 class MemoryPass implements Pass {
   private readonly releaseSlot: () => void;
+  private readonly accountId: string;
+  private readonly tier: Tier;
+  private readonly key: LimitedKey | undefined;
   private tokensTaken = 0;
   private reservation: Reservation | undefined;
+  private keyHold: KeyHold | undefined;
 
   constructor(
     private readonly limits: AccountLimits,
     private readonly credits: MemoryCreditBook,
     private readonly writer: UsageWriter,
-    private readonly accountId: string,
-    private readonly tier: Tier,
+    private readonly keySpend: MemoryKeySpend,
+    { accountId, tier, key }: Principal,
   ) {
+    this.accountId = accountId;
+    this.tier = tier;
+    this.key = key;
     // First, before the body is even validated: the slot bounds the work one account can
     // have running, counting long prompts included.
     this.releaseSlot = limits.acquireSlot(accountId, tier);
@@ -166,16 +187,45 @@ class MemoryPass implements Pass {
   }
 
   requireCredit(): MaybePromise<void> {
-    return this.credits.requireCredit(this.accountId);
+    const { key } = this;
+    const account = this.credits.requireCredit(this.accountId);
+    return key === undefined ? account : andThen(account, () => this.keySpend.requireCredit(key));
   }
 
   admit({ promptTokens, worstCaseMicros }: RequestPlan): MaybePromise<Decision> {
     this.limits.takeTokens(this.accountId, this.tier, promptTokens);
     this.tokensTaken = promptTokens;
+    const { key } = this;
     return andThen(this.credits.reserve(this.accountId, worstCaseMicros), (reservation) => {
-      this.reservation = reservation;
-      return { reservation };
+      if (key === undefined) return this.admitted(reservation);
+      return andThen(this.holdForKey(key, worstCaseMicros, reservation), (hold) => {
+        this.keyHold = hold;
+        return this.admitted(reservation);
+      });
     });
+  }
+
+  /**
+   * The key's hold on its credit limit, after the account's reservation (so the account's 402
+   * comes first, as in shared mode), or 402 key_credit_limit having given that reservation
+   * back uncharged.
+   */
+  private holdForKey(key: LimitedKey, amountMicros: number, reservation: Reservation): MaybePromise<KeyHold> {
+    const unreserve = (err: unknown): never => {
+      this.credits.settle(reservation, 0);
+      throw err;
+    };
+    try {
+      const hold = this.keySpend.hold(key, amountMicros);
+      return hold instanceof Promise ? hold.catch(unreserve) : hold;
+    } catch (err) {
+      return unreserve(err);
+    }
+  }
+
+  private admitted(reservation: Reservation): Decision {
+    this.reservation = reservation;
+    return { reservation };
   }
 
   refuse(): void {
@@ -187,6 +237,7 @@ class MemoryPass implements Pass {
   /** The balance after the charge: exact, as this process holds every charge of the account. */
   release({ completionTokens, record }: Settlement): number | undefined {
     const balanceMicros = this.reservation ? this.credits.settle(this.reservation, record.costMicros) : undefined;
+    if (this.keyHold) this.keySpend.settle(this.keyHold, record);
     this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
     this.releaseSlot();
     this.writer.enqueue(record);

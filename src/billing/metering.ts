@@ -50,7 +50,7 @@ function withFit(err: InsufficientCreditsError, prices: Prices, plan: TokenPlan)
   if (err.neededMicros === undefined || err.availableMicros <= 0) return err;
   const fit = outputTokensThatFit(prices, plan.promptTokens, err.availableMicros);
   if (fit < 1 || fit >= plan.maxOutputTokens) return err;
-  return new InsufficientCreditsError(err.neededMicros, err.availableMicros, fit);
+  return new InsufficientCreditsError(err.neededMicros, err.availableMicros, { maxTokensThatFit: fit, reason: err.reason });
 }
 
 /**

@@ -20,6 +20,8 @@ export interface UsageWriteObserver {
 
 export class UsageWriter {
   private queue: UsageRecord[] = [];
+  /** The batch being written, out of the queue but not yet committed. */
+  private writing: readonly UsageRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private readonly flushIntervalMs: number;
@@ -65,6 +67,12 @@ export class UsageWriter {
     return this.queue.length;
   }
 
+  /** Settled records the store does not have yet: queued, or in the batch being written. */
+  *unwritten(): Iterable<UsageRecord> {
+    yield* this.writing;
+    yield* this.queue;
+  }
+
   private async flushInBackground(): Promise<void> {
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = this.writeBatch().finally(() => (this.flushing = undefined));
@@ -73,14 +81,17 @@ export class UsageWriter {
 
   private writeBatch(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
+    this.writing = batch;
     return this.book
       .commitSettled(batch, async () => {
         const startedAt = performance.now();
         const capped = await this.store.recordUsage(batch);
+        this.writing = [];
         this.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
         for (const charge of capped) this.observer?.chargeCapped(charge);
       })
       .catch((err: unknown) => {
+        this.writing = [];
         if (err instanceof NotFoundInStoreError) {
           // An account deleted by hand would block every later batch; its records can
           // never be stored, so they are dropped (and reported), the rest retried.

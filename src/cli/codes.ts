@@ -7,6 +7,7 @@ import { formatCredits } from '../billing/money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { Refusal } from '../errors.js';
+import { parseExpiry } from '../expiry.js';
 import type { RedemptionCode } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { parseCreditAmount } from './credit-amount.js';
@@ -36,7 +37,7 @@ export async function codesCommand(config: Config, args: ParsedCommand, io: CliI
     case 'create': {
       const amountMicros = parseCreditAmount(stringFlag(args, 'credits'), 'codes create --credits', { signed: false });
       const count = parseCount(stringFlag(args, 'count'));
-      const expiresAt = parseExpiry(stringFlag(args, 'expires'));
+      const expiresAt = expiryOf(stringFlag(args, 'expires'));
       return withStore(config, async (store) => {
         const created = await new Commands(store).createCodes({ amountMicros, count, expiresAt }, cliActor());
         const rows = created.map(({ code, record }) => ({ code, ...codeView(record) }));
@@ -68,22 +69,13 @@ function parseCount(text: string | undefined): number {
   return count;
 }
 
-/**
- * `YYYY-MM-DD` means the code works through that whole UTC day; a full ISO 8601 time is
- * taken as it is. Either must lie in the future.
- */
-function parseExpiry(text: string | undefined, nowMs = Date.now()): string | null {
+/** `--expires`: see expiry.ts. */
+function expiryOf(text: string | undefined): string | null {
   if (text === undefined) return null;
-  let expiresMs: number;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
-    const dayMs = Date.parse(`${text}T00:00:00.000Z`);
-    expiresMs = !Number.isNaN(dayMs) && new Date(dayMs).toISOString().startsWith(text) ? dayMs + DAY_MS : Number.NaN;
-  } else {
-    expiresMs = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
-  }
-  if (Number.isNaN(expiresMs)) throw new CliError(`--expires: ${JSON.stringify(text)} is not a date (YYYY-MM-DD or an ISO 8601 time)`);
-  if (expiresMs <= nowMs) throw new CliError(`--expires: ${text} is already past`);
-  return new Date(expiresMs).toISOString();
+  const expiry = parseExpiry(text);
+  if ('expiresAt' in expiry) return expiry.expiresAt;
+  if (expiry.problem === 'past') throw new CliError(`--expires: ${text} is already past`);
+  throw new CliError(`--expires: ${JSON.stringify(text)} is not a date (YYYY-MM-DD or an ISO 8601 time)`);
 }
 
 function codeView(code: RedemptionCode): Record<string, unknown> {

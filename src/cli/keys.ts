@@ -1,17 +1,25 @@
 // lmgate keys create | update | list | revoke
-import { parseControls, type ControlsInput } from '../auth/key-controls.js';
+import { NO_CONTROLS, parseControls, type ControlsInput } from '../auth/key-controls.js';
 import { maskedKey } from '../auth/keys.js';
+import { formatCredits } from '../billing/money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { ValidationError } from '../errors.js';
 import type { ApiKeyRecord, KeyControls } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
+import { parseCreditAmount } from './credit-amount.js';
 import { printRecord, printTable } from './output.js';
 
-const NO_CONTROLS: KeyControls = { expiresAt: null, allowedModels: null, allowedIps: null, rpm: null };
 /** Each control's flag, for messages. */
-const FLAGS: Record<string, string> = { expiresAt: '--expires', allowedModels: '--models', allowedIps: '--ips', rpm: '--rpm' };
+const FLAGS: Record<string, string> = {
+  expiresAt: '--expires',
+  allowedModels: '--models',
+  allowedIps: '--ips',
+  rpm: '--rpm',
+  creditLimitMicros: '--credit-limit',
+  creditLimitPeriod: '--credit-limit',
+};
 
 export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
   const [action, ref] = args.positionals;
@@ -35,7 +43,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const name = stringFlag(args, 'name')?.trim();
         if (name === '') throw new CliError('--name: give the key a name');
         const controls = controlsOf(args);
-        if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm)');
+        if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm, --credit-limit)');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
         printRecord(io, args.json, keyView(await new Commands(store).updateKey(ref, { name, controls })));
         return 0;
@@ -74,6 +82,7 @@ function controlsOf(args: ParsedCommand): Partial<KeyControls> {
     allowedModels: list('models'),
     allowedIps: list('ips'),
     rpm: typeof rpm === 'string' ? Number(rpm) : rpm,
+    ...creditLimitOf(flag('credit-limit')),
   };
   try {
     return parseControls(input);
@@ -83,8 +92,17 @@ function controlsOf(args: ParsedCommand): Partial<KeyControls> {
   }
 }
 
+/** `--credit-limit 25` (in total), `25/month` (each calendar month, UTC), or none. */
+function creditLimitOf(text: string | null | undefined): Pick<ControlsInput, 'creditLimitMicros' | 'creditLimitPeriod'> {
+  if (text === undefined) return {};
+  if (text === null) return { creditLimitMicros: null };
+  const [amount = '', period, ...rest] = text.trim().split('/');
+  if (rest.length > 0) throw new CliError('--credit-limit: give credits, in total (25) or per month (25/month)');
+  return { creditLimitMicros: parseCreditAmount(amount.trim(), '--credit-limit', { signed: false }), ...(period === undefined ? {} : { creditLimitPeriod: period }) };
+}
+
 function keyView(key: ApiKeyRecord): Record<string, unknown> {
-  const { expiresAt, allowedModels, allowedIps, rpm } = key.controls;
+  const { expiresAt, allowedModels, allowedIps, rpm, creditLimit } = key.controls;
   return {
     id: key.id,
     account_id: key.accountId,
@@ -99,5 +117,8 @@ function keyView(key: ApiKeyRecord): Record<string, unknown> {
     models: allowedModels?.join(',') ?? null,
     ips: allowedIps?.join(',') ?? null,
     rpm,
+    credit_limit: creditLimit === null ? null : `${formatCredits(creditLimit.amountMicros)} ${creditLimit.period === 'month' ? 'per month' : 'in total'}`,
+    credit_limit_micros: creditLimit?.amountMicros ?? null,
+    credit_limit_period: creditLimit?.period ?? null,
   };
 }

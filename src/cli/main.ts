@@ -32,7 +32,8 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
   keys update KEY_ID [--name N] [controls]     rename, or change its controls
   keys list A | revoke KEY_ID
                                                controls: --expires DATE, --models P,P
-                                               (globs), --ips CIDR,CIDR, --rpm N; the
+                                               (globs), --ips CIDR,CIDR, --rpm N,
+                                               --credit-limit N or N/month; the
                                                word none clears one
   credits grant A N --reason R                 add N credits
   credits adjust A ±N --reason R               add or take credits, never below zero
@@ -75,6 +76,7 @@ const OPTIONS = {
   models: { type: 'string' },
   ips: { type: 'string' },
   rpm: { type: 'string' },
+  'credit-limit': { type: 'string' },
   url: { type: 'string' },
   workers: { type: 'string' },
   to: { type: 'string' },

@@ -39,6 +39,10 @@ export const KeyView = Type.Object({
   allowedModels: Type.Union([Type.Array(Type.String()), Type.Null()]),
   allowedIps: Type.Union([Type.Array(Type.String()), Type.Null()]),
   rpm: Nullable(Type.Integer()),
+  /** Its credit limit, with what it spent in the limit's current window (the month, UTC, or all time). */
+  creditLimitMicros: Nullable(Type.Integer()),
+  creditLimitPeriod: Type.Union([Type.Literal('total'), Type.Literal('month'), Type.Null()]),
+  creditSpentMicros: Nullable(Type.Integer()),
 });
 export type KeyView = Static<typeof KeyView>;
 
@@ -75,7 +79,9 @@ export function accountView(account: Account): AccountView {
   };
 }
 
-export function keyView(key: ApiKeyRecord): KeyView {
+/** `spentMicros`: what the key spent in its credit limit's window (null without a limit). */
+export function keyView(key: ApiKeyRecord, spentMicros: number | null): KeyView {
+  const { creditLimit, ...controls } = key.controls;
   return {
     id: key.id,
     name: key.name,
@@ -87,8 +93,11 @@ export function keyView(key: ApiKeyRecord): KeyView {
     status: key.revokedAt === null ? 'active' : 'revoked',
     leaked: key.revokedReason === 'leaked',
     leakUrl: key.leakUrl,
-    ...key.controls,
+    ...controls,
     expired: key.controls.expiresAt !== null && Date.parse(key.controls.expiresAt) <= Date.now(),
+    creditLimitMicros: creditLimit?.amountMicros ?? null,
+    creditLimitPeriod: creditLimit?.period ?? null,
+    creditSpentMicros: creditLimit === null ? null : spentMicros,
   };
 }
 

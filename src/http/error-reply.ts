@@ -36,12 +36,12 @@ export function statusOf(err: unknown): number {
   return rowOf(knownError(err)).status;
 }
 
-/** What the request log says a request ending with `err` was refused for: a 403's (or a key's 429's) reason, else the error's code. */
+/** What the request log says a request ending with `err` was refused for: a 403's (or a key's 429's or 402's) reason, else the error's code. */
 export function reasonOf(err: unknown): string {
   const known = knownError(err);
   if (known === undefined) return 'unexpected';
   if (known.code === 'forbidden') return known.reason;
-  return known.code === 'rate_limited' ? (known.reason ?? known.code) : known.code;
+  return known.code === 'rate_limited' || known.code === 'insufficient_credits' ? (known.reason ?? known.code) : known.code;
 }
 
 /** How loudly a request ending with `err` is logged: unexpected errors at error, the rest by their row. */

@@ -133,17 +133,19 @@ function openAiAuthentication(code: string, message: string, extra?: Record<stri
 /**
  * What a 402 adds to the spec's message: the credits the request would hold and those
  * available (required is absent when refused before counting, with nothing available),
- * and when a lower output ceiling would fit, that ceiling and a hint.
+ * and when a lower output ceiling would fit, that ceiling and a hint. A key's credit limit
+ * is named by `reason`, and its figures are the key's: what is left of its limit.
  */
-function creditFigures({ neededMicros, availableMicros, maxTokensThatFit }: InsufficientCreditsError): Record<string, unknown> {
+function creditFigures({ neededMicros, availableMicros, maxTokensThatFit, reason }: InsufficientCreditsError): Record<string, unknown> {
   const figures: Record<string, unknown> = {};
+  if (reason !== undefined) figures.reason = reason;
   if (neededMicros !== undefined) figures.credits_required = microsToCredits(neededMicros);
   figures.credits_available = microsToCredits(availableMicros);
   if (maxTokensThatFit !== undefined) {
     figures.max_tokens_that_fit = maxTokensThatFit;
     figures.hint =
       'The request holds credits for the most output it may write (its max_tokens, or the model\'s maximum when unset). ' +
-      `With max_tokens (or max_completion_tokens) of ${maxTokensThatFit} or less it would fit the balance.`;
+      `With max_tokens (or max_completion_tokens) of ${maxTokensThatFit} or less it would fit ${reason === 'key_credit_limit' ? 'what is left of the key\'s credit limit' : 'the balance'}.`;
   }
   return figures;
 }

@@ -93,7 +93,8 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
   // just like rejections.
   api.post(path, { config: { admitsRequest: true } }, (request, reply) => {
     const { key, account, tier } = request.principal!;
-    const pass = services.admission.open({ accountId: account.id, tier });
+    const { creditLimit } = key.controls;
+    const pass = services.admission.open(creditLimit === null ? { accountId: account.id, tier } : { accountId: account.id, tier, key: { id: key.id, limit: creditLimit } });
     // A request refused before it reaches a model gives back what it took.
     const refuse = (err: unknown): never => {
       pass.refuse();

@@ -16,6 +16,16 @@
 // A charge is in `pending` from its settlement until the store has it and a balance read
 // after that commit is in `stored`: both change in one script (ack), so a charge is never
 // counted out of both, only, for a moment, in both.
+//
+// Per key with a credit limit (K), only for requests made with such a key (the *_KEY
+// variants of admission and settlement; other requests run the scripts without them):
+//   p:key:K:spend   hash  window (`total` or the UTC month `YYYY-MM`), spent (its charges
+//                         in the window), reserved (the worst cases of its running requests)
+//   p:key:K:leases  zset  reservation id → expiry (ms); p:key:K:amounts hash id → micro-credits
+//   key available = limit − spent − reserved
+// `spent` is read once (KEY_MIRROR, when a script answers 'keyload': the store's sum with
+// the key's records still in the usage stream), and from then on every settlement of the
+// key's requests adds its charge: it is the count.
 
 /** Shared by the scripts: the time, expired leases released, GCRA. */
 const PRELUDE = `
@@ -23,7 +33,8 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local WINDOW = 60000
 
-local function release_expired(credit, leases, amounts, slots)
+-- Reservations whose lease ran out, given back to the hash that counts them as reserved.
+local function release_leases(hash, leases, amounts)
   local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
   if #expired > 0 then
     local released = 0
@@ -32,8 +43,12 @@ local function release_expired(credit, leases, amounts, slots)
       redis.call('HDEL', amounts, id)
     end
     redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
-    if redis.call('EXISTS', credit) == 1 then redis.call('HINCRBY', credit, 'reserved', -released) end
+    if redis.call('EXISTS', hash) == 1 then redis.call('HINCRBY', hash, 'reserved', -released) end
   end
+end
+
+local function release_expired(credit, leases, amounts, slots)
+  release_leases(credit, leases, amounts)
   redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
 end
 
@@ -64,6 +79,29 @@ local function set_tat(key, tat)
 end
 `;
 
+/** A key's spend, shared by the scripts that count it (key-credit.ts has the rule). */
+const KEY_SPEND = `
+-- Kept while in use; a key idle this long (35 days) is read from the store again.
+local KEY_SPEND_TTL_MS = 3024000000
+
+-- What the key spent in the window, or nil when it must be read from the store first (no
+-- count yet, or a count of another period: the limit changed).
+local function key_spent(spend, window)
+  local state = redis.call('HMGET', spend, 'window', 'spent')
+  local current = state[1]
+  if not current then return nil end
+  if current == window then return tonumber(state[2]) end
+  if current == 'total' or window == 'total' then return nil end
+  if window > current then
+    -- A new month: nothing is spent in it yet but what settles from now on.
+    redis.call('HSET', spend, 'window', window, 'spent', 0)
+    return 0
+  end
+  -- An instance whose clock is behind counts in the month already begun.
+  return tonumber(state[2])
+end
+`;
+
 /**
  * A script that runs one item's body for each of several items in order, in one call, so
  * the admissions (or settlements) an instance has at one moment cost one round trip and one
@@ -72,8 +110,8 @@ end
  * KEYS: each item's keys in turn. ARGV: keys per item, args per item, each item's args in turn.
  * Returns the items' replies, in order.
  */
-function batched(body: string): string {
-  return `${PRELUDE}
+function batched(body: string, functions = ''): string {
+  return `${PRELUDE}${functions}
 local function one(KEYS, ARGV)
 ${body}
 end
@@ -91,15 +129,19 @@ return replies
 
 /**
  * Admission, the one round trip before the model: concurrency slot, requests per minute
- * (unless taken already), the prompt against tokens per minute, and the worst case reserved.
- * Everything or nothing is taken. Batched: per item,
- * KEYS: credit, leases, amounts, slots, rpm, tpm
+ * (unless taken already), the prompt against tokens per minute, and the worst case reserved
+ * (with `forKey`, against the key's credit limit as well). Everything or nothing is taken.
+ * Batched: per item,
+ * KEYS: credit, leases, amounts, slots, rpm, tpm [, key spend, key leases, key amounts]
  * ARGV: lease id, lease ms, rpm, tpm, prompt tokens, concurrency, worst case, take rpm (1/0)
+ *       [, key limit, key window]
  * Replies {'ok', rpm remaining, rpm reset, balance (stored − pending)} or a refusal:
  * {'load'} (no mirror yet), {'concurrency'}, {'rpm'|'tpm', limit, remaining, reset, retry after},
- * {'credits', available}.
+ * {'credits', available}; with `forKey` also {'keyload'} (no count of the key's spend yet)
+ * and {'keycredits', available of the key's limit, what is left of it before holds}.
  */
-export const ADMIT = batched(`
+function admit(forKey: boolean): string {
+  return `
 local credit, leases, amounts, slots, rpm_key, tpm_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lease, lease_ms = ARGV[1], tonumber(ARGV[2])
 local rpm, tpm, prompt = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -120,6 +162,17 @@ local balance = tonumber(state[1]) - tonumber(state[2] or '0')
 local available = balance - tonumber(state[3] or '0')
 -- Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
 if available <= 0 or available < worst then return {'credits', math.max(0, available)} end
+${
+  forKey
+    ? `local key_spend, key_leases, key_amounts = KEYS[7], KEYS[8], KEYS[9]
+local spent = key_spent(key_spend, ARGV[10])
+if not spent then return {'keyload'} end
+release_leases(key_spend, key_leases, key_amounts)
+local key_unspent = tonumber(ARGV[9]) - spent
+local key_available = key_unspent - tonumber(redis.call('HGET', key_spend, 'reserved') or '0')
+if key_available <= 0 or key_available < worst then return {'keycredits', math.max(0, key_available), key_unspent} end`
+    : ''
+}
 if take_rpm then set_tat(rpm_key, rpm_new) end
 if prompt > 0 then set_tat(tpm_key, tpm_new) end
 local expiry = now + lease_ms
@@ -128,9 +181,21 @@ if worst > 0 then
   redis.call('ZADD', leases, expiry, lease)
   redis.call('HSET', amounts, lease, worst)
   redis.call('HINCRBY', credit, 'reserved', worst)
+${
+  forKey
+    ? `  redis.call('ZADD', key_leases, expiry, lease)
+  redis.call('HSET', key_amounts, lease, worst)
+  redis.call('HINCRBY', key_spend, 'reserved', worst)`
+    : ''
+}
 end
+${forKey ? `redis.call('PEXPIRE', key_spend, KEY_SPEND_TTL_MS)` : ''}
 return {'ok', remaining(rpm_new, rpm_interval), reset_sec(rpm_new), balance}
-`);
+`;
+}
+
+export const ADMIT = batched(admit(false));
+export const ADMIT_KEY = batched(admit(true), KEY_SPEND);
 
 /**
  * One request of requests per minute, for routes other than chat completions (and for a
@@ -170,12 +235,14 @@ return redis.call('HMGET', KEYS[1], 'stored', 'pending', 'reserved')
 
 /**
  * Settlement: the reservation and slot released, completion tokens added to tokens per
- * minute, the cost pending, and the usage record appended to the stream for the store.
+ * minute, the cost pending, and the usage record appended to the stream for the store (with
+ * `forKey`, the key's hold released and the cost added to its spend in the record's window).
  * Batched: per item,
- * KEYS: credit, leases, amounts, slots, tpm, stream
- * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON)
+ * KEYS: credit, leases, amounts, slots, tpm, stream [, key spend, key leases, key amounts]
+ * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON) [, key window]
  */
-export const SETTLE = batched(`
+function settle(forKey: boolean): string {
+  return `
 local credit, leases, amounts, slots, tpm_key, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lease, cost, completion, tpm = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local amount = redis.call('HGET', amounts, lease)
@@ -191,9 +258,44 @@ if completion > 0 then
   set_tat(tpm_key, new_tat)
 end
 if cost > 0 and has_credit then redis.call('HINCRBY', credit, 'pending', cost) end
+${
+  forKey
+    ? `local key_spend, key_leases, key_amounts = KEYS[7], KEYS[8], KEYS[9]
+local key_amount = redis.call('HGET', key_amounts, lease)
+if key_amount then
+  redis.call('HDEL', key_amounts, lease)
+  redis.call('ZREM', key_leases, lease)
+  if redis.call('EXISTS', key_spend) == 1 then redis.call('HINCRBY', key_spend, 'reserved', -tonumber(key_amount)) end
+end
+if cost > 0 and key_spent(key_spend, ARGV[7]) then redis.call('HINCRBY', key_spend, 'spent', cost) end`
+    : ''
+}
 redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', cost, 'record', ARGV[6])
 return 1
-`);
+`;
+}
+
+export const SETTLE = batched(settle(false));
+export const SETTLE_KEY = batched(settle(true), KEY_SPEND);
+
+/**
+ * A key's spend read from the store: the count starts from it, unless one of this window
+ * (or a later month) exists already, kept by settlements since.
+ * KEYS: key spend. ARGV: window, spent. Returns 1 when it set the count.
+ */
+export const KEY_MIRROR = `${KEY_SPEND}
+local current = redis.call('HGET', KEYS[1], 'window')
+if current == ARGV[1] then return 0 end
+if current and current ~= 'total' and ARGV[1] ~= 'total' and current > ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'window', ARGV[1], 'spent', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], KEY_SPEND_TTL_MS)
+return 1
+`;
+
+/** What a key spent in a window, or -1 when there is no count of it yet. KEYS: key spend. ARGV: window. */
+export const KEY_SPENT = `${KEY_SPEND}
+return key_spent(KEYS[1], ARGV[1]) or -1
+`;
 
 /**
  * The store has a batch: each entry acknowledged (and deleted) once, its cost leaving
@@ -244,14 +346,14 @@ return 0
 /**
  * Live reservations and slots of a running instance get a new expiry; ones that already
  * expired (and were released) stay gone.
- * KEYS: leases, slots (of one account). ARGV: expiry offset ms, lease ids...
+ * KEYS: the sorted sets that hold them (an account's leases and slots, or a key's leases).
+ * ARGV: expiry offset ms, lease ids...
  */
 export const RENEW = `
 local t = redis.call('TIME')
 local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i])
-  redis.call('ZADD', KEYS[2], 'XX', expiry, ARGV[i])
+  for _, leases in ipairs(KEYS) do redis.call('ZADD', leases, 'XX', expiry, ARGV[i]) end
 end
 return 1
 `;

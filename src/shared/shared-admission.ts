@@ -2,12 +2,15 @@
 // requests and tokens per minute, reservation) and settled in another after the answer;
 // usage reaches the store through the Redis stream.
 import type { Admission, Decision, Pass, Principal, RequestPlan, Settlement } from '../billing/admission.js';
+import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
-import type { SharedReservation, SharedState } from './shared-state.js';
+import { isoNow } from '../store/clock.js';
+import type { KeyCreditLimit } from '../store/store.js';
+import { KeyCreditRefusal, type SharedReservation, type SharedState } from './shared-state.js';
 import type { UsageStreamWriter } from './usage-stream-writer.js';
 
 export class SharedAdmission implements Admission {
@@ -17,6 +20,11 @@ export class SharedAdmission implements Admission {
    * they get their 402 before any counting without a round trip.
    */
   readonly exhausted = new Set<string>();
+  /**
+   * The same for keys' credit limits: the window in which the key had spent all of its
+   * limit. Spending only grows within a window, and a changed limit is another object.
+   */
+  readonly keysExhausted = new WeakMap<KeyCreditLimit, string>();
 
   constructor(
     readonly state: SharedState,
@@ -34,12 +42,16 @@ export class SharedAdmission implements Admission {
     return this.state.takeKeyRequest(keyId, rpm);
   }
 
-  open({ accountId, tier }: Principal): Pass {
-    return new SharedPass(this, accountId, tier);
+  open({ accountId, tier, key }: Principal): Pass {
+    return new SharedPass(this, accountId, tier, key);
   }
 
   snapshot(accountId: string): Promise<BalanceSnapshot> {
     return this.state.snapshot(accountId);
+  }
+
+  keySpent(key: LimitedKey): Promise<number> {
+    return this.state.keySpend.spent(key);
   }
 
   limits({ accountId, tier }: Principal): Promise<LimitsSnapshot> {
@@ -100,6 +112,7 @@ class SharedPass implements Pass {
     private readonly admission: SharedAdmission,
     private readonly accountId: string,
     private readonly tier: Tier,
+    private readonly key: LimitedKey | undefined,
   ) {}
 
   get reservedMicros(): number {
@@ -108,13 +121,20 @@ class SharedPass implements Pass {
 
   requireCredit(): void {
     if (this.admission.exhausted.has(this.accountId)) throw new InsufficientCreditsError(undefined, 0);
+    const { key } = this;
+    if (key !== undefined && this.admission.keysExhausted.get(key.limit) === creditWindowOf(key.limit.period, isoNow())) {
+      throw new InsufficientCreditsError(undefined, 0, { reason: 'key_credit_limit' });
+    }
   }
 
   async admit({ promptTokens, worstCaseMicros }: RequestPlan): Promise<Decision> {
+    const { key } = this;
     try {
-      this.reservation = await this.admission.state.admit({ accountId: this.accountId, tier: this.tier, promptTokens, worstCaseMicros, takeRequest: true });
+      this.reservation = await this.admission.state.admit({ accountId: this.accountId, tier: this.tier, promptTokens, worstCaseMicros, takeRequest: true, key });
     } catch (err) {
-      if (err instanceof InsufficientCreditsError && err.availableMicros <= 0) this.admission.exhausted.add(this.accountId);
+      if (err instanceof KeyCreditRefusal) {
+        if (err.spent) this.admission.keysExhausted.set(key!.limit, creditWindowOf(key!.limit.period, isoNow()));
+      } else if (err instanceof InsufficientCreditsError && err.availableMicros <= 0) this.admission.exhausted.add(this.accountId);
       throw err;
     }
     const { leaseId: id, accountId, amountMicros, requests } = this.reservation;

@@ -1,17 +1,20 @@
-// Shared mode's live state (scripts.ts): admissions, settlements, requests per minute and
-// balances, in Redis, so that any number of instances act as one. One round trip admits a
-// chat request; one settles it. The store is read only to create or refresh an account's
-// balance mirror.
+// Shared mode's live state (scripts.ts): admissions, settlements, requests per minute,
+// balances and keys' credit limits, in Redis, so that any number of instances act as one.
+// One round trip admits a chat request; one settles it. The store is read only to create or
+// refresh an account's balance mirror, and to start the count of a key's spending.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
+import { isoNow } from '../store/clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
-import { ACK, ADMIT, LIMITS, MIRROR, RENEW, SETTLE, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { SharedKeySpend } from './shared-key-spend.js';
+import { ACK, ADMIT, ADMIT_KEY, LIMITS, MIRROR, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);
@@ -29,6 +32,8 @@ export interface SharedReservation {
   readonly requests: RateLimitState;
   /** The account's balance at admission, before this request's charge. */
   readonly balanceMicros: number;
+  /** The key whose credit limit also holds it. */
+  readonly key: LimitedKey | undefined;
   settled: boolean;
 }
 
@@ -39,6 +44,19 @@ export interface AdmitInput {
   worstCaseMicros: number;
   /** False when requests per minute was already taken for this request. */
   takeRequest: boolean;
+  /** The request's key, when it has a credit limit. */
+  key?: LimitedKey;
+}
+
+/** A key's credit limit refused the request; `spent`: nothing is left of it even once running requests settle. */
+export class KeyCreditRefusal extends InsufficientCreditsError {
+  constructor(
+    neededMicros: number,
+    availableMicros: number,
+    readonly spent: boolean,
+  ) {
+    super(neededMicros, availableMicros, { reason: 'key_credit_limit' });
+  }
 }
 
 /** A settlement that could not reach Redis, kept to be retried when Redis is back. */
@@ -64,6 +82,8 @@ export interface SharedStateOptions {
 export class SharedState {
   /** Leases this instance holds, renewed until settled: lease id → account id. */
   private readonly live = new Map<string, string>();
+  /** The same leases held on a key's credit limit: lease id → key id. */
+  private readonly liveOnKeys = new Map<string, string>();
   private renewTimer: NodeJS.Timeout | undefined;
   /** Settlements that met an unreachable Redis, oldest first. */
   private unsettled: Unsettled[] = [];
@@ -71,6 +91,11 @@ export class SharedState {
   /** Admissions and settlements, each batched per turn of the event loop. */
   private readonly admitScript: BatchedScript;
   private readonly settleScript: BatchedScript;
+  /** The same for requests whose key has a credit limit; other requests never touch a key's count. */
+  private readonly admitKeyScript: BatchedScript;
+  private readonly settleKeyScript: BatchedScript;
+  /** Keys' credit limits: their counts in Redis, and what each spent. */
+  readonly keySpend: SharedKeySpend;
 
   constructor(
     readonly redis: Redis,
@@ -79,6 +104,9 @@ export class SharedState {
   ) {
     this.admitScript = new BatchedScript(ADMIT, redis, 6, 8);
     this.settleScript = new BatchedScript(SETTLE, redis, 6, 6);
+    this.admitKeyScript = new BatchedScript(ADMIT_KEY, redis, 9, 10);
+    this.settleKeyScript = new BatchedScript(SETTLE_KEY, redis, 9, 7);
+    this.keySpend = new SharedKeySpend(redis, store, options.prefix, this.usageStream);
   }
 
   keys(accountId: string): AccountKeys {
@@ -130,44 +158,53 @@ export class SharedState {
     return state;
   }
 
-  /** Slot, limits and reservation in one script; throws 429 or 402 having taken nothing. */
+  /**
+   * Slot, limits and reservation in one script (and the key's credit limit, for a key that
+   * has one); throws 429 or 402 having taken nothing.
+   */
   async admit(input: AdmitInput): Promise<SharedReservation> {
     const leaseId = randomUUID();
     const keys = this.keys(input.accountId);
     const { config } = input.tier;
-    const run = (): Promise<unknown> =>
-      this.admitScript.run([keys.credit, keys.leases, keys.amounts, keys.slots, keys.rpm, keys.tpm], [
-        leaseId,
-        this.options.leaseMs,
-        config.rpm,
-        config.tpm,
-        input.promptTokens,
-        config.concurrency,
-        input.worstCaseMicros,
-        input.takeRequest ? 1 : 0,
-      ]);
+    const { key } = input;
+    const accountKeys = [keys.credit, keys.leases, keys.amounts, keys.slots, keys.rpm, keys.tpm];
+    const args = [leaseId, this.options.leaseMs, config.rpm, config.tpm, input.promptTokens, config.concurrency, input.worstCaseMicros, input.takeRequest ? 1 : 0];
+    const window = key && creditWindowOf(key.limit.period, isoNow());
+    const run = (): Promise<unknown> => {
+      if (key === undefined) return this.admitScript.run(accountKeys, args);
+      const { spend, leases, amounts } = this.keySpend.keys(key.id);
+      return this.admitKeyScript.run([...accountKeys, spend, leases, amounts], [...args, key.limit.amountMicros, window!]);
+    };
     let reply = (await run()) as (string | number)[];
-    if (reply[0] === 'load') {
-      await this.refreshBalance(input.accountId);
+    // At most twice: the account's balance mirror, then the key's count, each read once.
+    for (let reads = 0; reads < 2 && (reply[0] === 'load' || reply[0] === 'keyload'); reads++) {
+      if (reply[0] === 'load') await this.refreshBalance(input.accountId);
+      else await this.keySpend.count(key!, window!);
       reply = (await run()) as (string | number)[];
     }
     const [outcome, a, b, c, d] = reply as [string, number, number, number, number];
     if (outcome === 'ok') {
       this.live.set(leaseId, input.accountId);
+      if (key) this.liveOnKeys.set(leaseId, key.id);
       return {
         accountId: input.accountId,
         leaseId,
         amountMicros: input.worstCaseMicros,
         requests: { limit: config.rpm, remaining: a, resetAtUnixSec: b },
         balanceMicros: c,
+        key,
         settled: false,
       };
     }
     if (outcome === 'credits') throw new InsufficientCreditsError(input.worstCaseMicros, a);
+    if (outcome === 'keycredits') throw new KeyCreditRefusal(input.worstCaseMicros, a, b <= 0);
     if (outcome === 'concurrency') {
       throw new RateLimitedError({ limit: config.concurrency, remaining: 0, resetAtUnixSec: Math.ceil(Date.now() / 1000) + 1 }, 1);
     }
     if (outcome === 'rpm' || outcome === 'tpm') throw new RateLimitedError({ limit: a, remaining: b, resetAtUnixSec: c }, d);
+    // Still no count after reading it: instances that disagree for a moment on a key's
+    // limit period (one has not heard of the change yet) each start the count of their own.
+    if (outcome === 'keyload') throw new SharedStateUnavailableError({ cause: new Error(`no count of key ${key!.id}'s spend in ${window}`) });
     throw new Error(`unexpected admission reply ${JSON.stringify(reply)}`);
   }
 
@@ -194,17 +231,18 @@ export class SharedState {
 
   private async runSettle(settlement: Unsettled): Promise<void> {
     const { reservation, tpm, completionTokens, record } = settlement;
+    const { key } = reservation;
     const keys = this.keys(reservation.accountId);
+    const accountKeys = [keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream];
+    const args = [reservation.leaseId, record.costMicros, completionTokens, tpm, reservation.accountId, JSON.stringify(record)];
     try {
-      await this.settleScript.run([keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream], [
-        reservation.leaseId,
-        record.costMicros,
-        completionTokens,
-        tpm,
-        reservation.accountId,
-        JSON.stringify(record),
-      ]);
-      this.live.delete(reservation.leaseId);
+      if (key === undefined) await this.settleScript.run(accountKeys, args);
+      else {
+        const { spend, leases, amounts } = this.keySpend.keys(key.id);
+        // The charge counts in the window its usage record is dated in, as the store will count it.
+        await this.settleKeyScript.run([...accountKeys, spend, leases, amounts], [...args, creditWindowOf(key.limit.period, record.createdAt)]);
+      }
+      this.forget(reservation.leaseId);
     } catch (err) {
       if (err instanceof SharedStateUnavailableError && this.unsettled.length < MAX_UNSETTLED) {
         this.unsettled.push(settlement);
@@ -213,7 +251,7 @@ export class SharedState {
           void this.retryUnsettled();
         }, SETTLE_RETRY_MS).unref();
       } else {
-        this.live.delete(reservation.leaseId);
+        this.forget(reservation.leaseId);
       }
       throw err;
     }
@@ -250,20 +288,33 @@ export class SharedState {
     };
   }
 
-  private async renewLeases(): Promise<void> {
-    const byAccount = new Map<string, string[]>();
-    for (const [leaseId, accountId] of this.live) {
-      const ids = byAccount.get(accountId);
-      if (ids) ids.push(leaseId);
-      else byAccount.set(accountId, [leaseId]);
-    }
-    await Promise.all(
-      [...byAccount].map(([accountId, ids]) => {
-        const keys = this.keys(accountId);
-        return renewScript.run(this.redis, [keys.leases, keys.slots], [this.options.leaseMs, ...ids]);
-      }),
-    );
+  private forget(leaseId: string): void {
+    this.live.delete(leaseId);
+    this.liveOnKeys.delete(leaseId);
   }
+
+  private async renewLeases(): Promise<void> {
+    const renew = (ids: Map<string, string[]>, setsOf: (owner: string) => string[]) =>
+      [...ids].map(([owner, leaseIds]) => renewScript.run(this.redis, setsOf(owner), [this.options.leaseMs, ...leaseIds]));
+    await Promise.all([
+      ...renew(groupByValue(this.live), (accountId) => {
+        const keys = this.keys(accountId);
+        return [keys.leases, keys.slots];
+      }),
+      ...renew(groupByValue(this.liveOnKeys), (keyId) => [this.keySpend.keys(keyId).leases]),
+    ]);
+  }
+}
+
+/** lease id → owner, as owner → lease ids. */
+function groupByValue(leases: ReadonlyMap<string, string>): Map<string, string[]> {
+  const byOwner = new Map<string, string[]>();
+  for (const [leaseId, owner] of leases) {
+    const ids = byOwner.get(owner);
+    if (ids) ids.push(leaseId);
+    else byOwner.set(owner, [leaseId]);
+  }
+  return byOwner;
 }
 
 export interface AccountKeys {

@@ -6,8 +6,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
-import type { Store, UsageRecord } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { ackScript, type SharedState } from './shared-state.js';
+import { readEntry, type StreamEntry } from './usage-stream.js';
 
 const GROUP = 'store-writers';
 const BATCH = 500;
@@ -21,8 +22,6 @@ const BLOCK_MS = 200;
 const GATHER_MS = 100;
 /** How often to look for entries other consumers read but did not acknowledge. */
 const CLAIM_EVERY_MS = 5_000;
-
-type StreamEntry = [id: string, fields: string[]];
 
 export interface UsageStreamWriterOptions {
   /** This instance's name in the consumer group. */
@@ -129,7 +128,7 @@ export class UsageStreamWriter {
       if (entries.length > 0) await this.shared.redis.xack(this.shared.usageStream, GROUP, ...entries.map(([id]) => id));
       return entries.length;
     }
-    const parsed = live.map(([id, fields]) => ({ id, ...readFields(fields) }));
+    const parsed = live.map(([id, fields]) => ({ id, ...readEntry(fields) }));
     const startedAt = performance.now();
     const capped = await this.store.recordUsage(parsed.map((entry) => entry.record));
     this.observer?.batchWritten(parsed.length, (performance.now() - startedAt) / 1000);
@@ -146,10 +145,4 @@ export class UsageStreamWriter {
     await ackScript.run(this.shared.redis, keys, args);
     return entries.length;
   }
-}
-
-function readFields(fields: string[]): { accountId: string; costMicros: number; record: UsageRecord } {
-  const values = new Map<string, string>();
-  for (let i = 0; i < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
-  return { accountId: values.get('account')!, costMicros: Number(values.get('cost')), record: JSON.parse(values.get('record')!) as UsageRecord };
 }

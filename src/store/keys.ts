@@ -1,5 +1,6 @@
 // API keys: stored by the SHA-256 of the secret, revoked in place (never deleted).
 import type { Selectable } from 'kysely';
+import { checkMicros } from '../billing/money.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { newId } from '../ids.js';
@@ -24,6 +25,8 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<ApiKeyReco
     allowed_models: null,
     allowed_ips: null,
     rpm: null,
+    credit_limit_micros: null,
+    credit_limit_period: null,
     ...controlColumns(input.controls ?? {}),
   };
   await db.insertInto('api_keys').values(row).execute();
@@ -120,17 +123,26 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
       allowedModels: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
       allowedIps: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
       rpm: row.rpm,
+      creditLimit:
+        row.credit_limit_micros === null || row.credit_limit_period === null
+          ? null
+          : { amountMicros: checkMicros(Number(row.credit_limit_micros)), period: row.credit_limit_period },
     },
   };
 }
 
+type ControlColumn = 'expires_at' | 'allowed_models' | 'allowed_ips' | 'rpm' | 'credit_limit_micros' | 'credit_limit_period';
+
 /** The columns of the controls given (an absent one is left as it is, a null one cleared). */
-function controlColumns(controls: Partial<KeyControls>): Partial<Pick<ApiKeysTable, 'expires_at' | 'allowed_models' | 'allowed_ips' | 'rpm'>> {
+function controlColumns(controls: Partial<KeyControls>): Partial<Pick<ApiKeysTable, ControlColumn>> {
   const list = (items: string[] | null) => (items === null ? null : JSON.stringify(items));
   return {
     ...(controls.expiresAt === undefined ? {} : { expires_at: controls.expiresAt }),
     ...(controls.allowedModels === undefined ? {} : { allowed_models: list(controls.allowedModels) }),
     ...(controls.allowedIps === undefined ? {} : { allowed_ips: list(controls.allowedIps) }),
     ...(controls.rpm === undefined ? {} : { rpm: controls.rpm }),
+    ...(controls.creditLimit === undefined
+      ? {}
+      : { credit_limit_micros: controls.creditLimit?.amountMicros ?? null, credit_limit_period: controls.creditLimit?.period ?? null }),
   };
 }

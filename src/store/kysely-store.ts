@@ -257,6 +257,10 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return requestLog.pruneRefusals(this.db, beforeIso);
   }
 
+  keySpend(keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros'>[] = []): Promise<number> {
+    return usage.keySpend(this.db, keyId, sinceIso, unstored);
+  }
+
   summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary> {
     return usage.summarizeUsage(this.db, accountId, range);
   }

@@ -3,6 +3,7 @@
 import type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
 import type { RequestLogStore } from './request-log-store.js';
 import type { AccountQuery, AdminStore } from './admin-store.js';
+import type { ApiKeyRecord, KeyUpdate, NewApiKey } from './key-records.js';
 
 export type AccountStatus = 'active' | 'suspended';
 export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
@@ -22,40 +23,6 @@ export interface Account {
   cancelAtPeriodEnd: boolean;
   role: AccountRole;
   createdAt: string;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  accountId: string;
-  name: string;
-  keyHash: string;
-  prefix: string;
-  lastFour: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  /** `leaked`: reported found in public, and revoked for that. */
-  revokedReason: 'leaked' | null;
-  leakUrl: string | null;
-  controls: KeyControls;
-}
-
-/** A key's own limits within its account's (auth/key-controls.ts enforces them); each null when unset. */
-export interface KeyControls {
-  /** When the key stops working (ISO 8601). */
-  expiresAt: string | null;
-  /** Glob patterns, like a tier's `models`, of the models it may call. */
-  allowedModels: string[] | null;
-  /** CIDR ranges (IPv4 or IPv6) its requests may come from. */
-  allowedIps: string[] | null;
-  /** Its own requests per minute, within its tier's. */
-  rpm: number | null;
-}
-
-/** What an edit of a key changes: only the fields given. */
-export interface KeyUpdate {
-  name?: string;
-  controls?: Partial<KeyControls>;
 }
 
 /** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
@@ -115,20 +82,10 @@ export interface CappedCharge {
   chargedMicros: number;
 }
 
-
 export interface ChangeEvent {
   id: number;
   kind: ChangeKind;
   subjectId: string;
-}
-
-export interface NewApiKey {
-  accountId: string;
-  name: string;
-  keyHash: string;
-  prefix: string;
-  lastFour: string;
-  controls?: KeyControls;
 }
 
 /** A signed-in browser (dashboard); the cookie holds the token, the store only its hash. */
@@ -217,6 +174,7 @@ export interface NewSignUp {
   creditsMicros: number;
 }
 
+export type { ApiKeyRecord, CreditPeriod, KeyControls, KeyCreditLimit, KeyUpdate, NewApiKey } from './key-records.js';
 export type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentKind, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
 export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, AuditEntry, AuditQuery, AuditState, NewAdminKey, NewAuditEntry } from './admin-store.js';
 
@@ -324,6 +282,12 @@ export interface Store extends AdminStore, RequestLogStore {
   listLedger(accountId: string, options?: { limit?: number; beforeId?: number }): Promise<LedgerEntry[]>;
   /** Newest first. */
   listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]>;
+  /**
+   * The cost of a key's usage records from `sinceIso` on (null: all of them), summed in SQL,
+   * plus that of `unstored`: records of the key in that window settled but perhaps not yet
+   * written (queued, or in the usage stream), counted unless the store has them.
+   */
+  keySpend(keyId: string, sinceIso: string | null, unstored?: readonly Pick<UsageRecord, 'id' | 'costMicros'>[]): Promise<number>;
   /** Sums per UTC day, per day and model, per day and key, grouped in SQL. */
   summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary>;
 

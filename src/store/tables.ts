@@ -41,6 +41,8 @@ export interface ApiKeysTable {
   allowed_models: string | null;
   allowed_ips: string | null;
   rpm: number | null;
+  credit_limit_micros: number | null;
+  credit_limit_period: 'total' | 'month' | null;
 }
 
 /** An append-only feed of changes other instances must see (revocations, suspensions). */

@@ -27,6 +27,31 @@ export async function listUsage(db: Db, accountId: string, options: { limit?: nu
   return (await query.execute()).map(toUsageRecord);
 }
 
+/** Listed unstored records looked for at most: far more than one key settles while the store is reachable. */
+const MAX_UNSTORED = 10_000;
+
+/**
+ * One statement, so one snapshot: the stored records' costs, plus those of `unstored` the
+ * store does not have. A record listed and committed meanwhile counts once either way.
+ */
+export async function keySpend(db: Db, keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros'>[]): Promise<number> {
+  const listed = new Map(unstored.slice(0, MAX_UNSTORED).map((record) => [record.id, record.costMicros]));
+  const ids = [...listed.keys()];
+  let query = db
+    .selectFrom('usage_records')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number | string>('cost_micros'), eb.lit(0)).as('spent'),
+      (ids.length === 0 ? sql<number>`0` : sql<number | string>`coalesce(sum(case when id in (${sql.join(ids)}) then cost_micros else 0 end), 0)`).as('stored_of_listed'),
+    ])
+    .where('key_id', '=', keyId);
+  if (sinceIso !== null) query = query.where('created_at', '>=', sinceIso);
+  const row = await query.executeTakeFirstOrThrow();
+  let unstoredMicros = 0;
+  for (const cost of listed.values()) unstoredMicros += cost;
+  // PostgreSQL's sum of a bigint is a numeric, which arrives as text.
+  return checkMicros(Number(row.spent) + unstoredMicros - Number(row.stored_of_listed));
+}
+
 export async function summarizeUsage(db: Db, accountId: string, range: TimeRange): Promise<UsageSummary> {
   // created_at is ISO 8601 UTC text, so its first ten characters are the UTC day on both
   // databases, and the range is an index range scan on (account_id, created_at).

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryAdmission, type Principal } from '../../src/billing/admission.js';
+import { MemoryKeySpend } from '../../src/billing/key-spend.js';
 import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import type { Tier } from '../../src/billing/tiers.js';
 import { UsageWriter } from '../../src/billing/usage-writer.js';
@@ -56,7 +57,7 @@ beforeEach(async () => {
   await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000 });
   book = new MemoryCreditBook(store);
   const writer = new UsageWriter(store, book, { onError: (err) => { throw err; } });
-  admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer);
+  admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer, new MemoryKeySpend(store, writer));
   principal = { accountId: account.id, tier: tier() };
 });
 afterEach(async () => {
@@ -140,5 +141,55 @@ describe('in-memory admission', () => {
     expect(admission.takeRequest(narrow)).toMatchObject({ limit: 2, remaining: 1 });
     expect(admission.takeRequest(narrow)).toMatchObject({ limit: 2, remaining: 0 });
     expect(() => admission.takeRequest(narrow)).toThrow(RateLimitedError);
+  });
+});
+
+describe('a key’s credit limit in memory', () => {
+  const limited = (amountMicros: number, period: 'total' | 'month' = 'total'): Principal => ({ ...principal, key: { id: 'key_test', limit: { amountMicros, period } } });
+
+  it('holds count: a request that would pass the limit with the running ones is refused, its account reservation given back', async () => {
+    const keyed = limited(500);
+    await admission.snapshot(principal.accountId);
+    expect(await admission.keySpent(keyed.key!)).toBe(0);
+    const first = admission.open(keyed);
+    expect(first.requireCredit()).toBeUndefined(); // loaded: synchronous
+    expect(first.admit({ promptTokens: 1, worstCaseMicros: 300 })).not.toBeInstanceOf(Promise);
+
+    const second = admission.open(keyed);
+    let refusal: unknown;
+    try {
+      second.admit({ promptTokens: 1, worstCaseMicros: 300 });
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(InsufficientCreditsError);
+    expect(refusal).toMatchObject({ reason: 'key_credit_limit', neededMicros: 300, availableMicros: 200 });
+    second.refuse();
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 1_000, reservedMicros: 300 });
+
+    first.release(usage(250));
+    expect(admission.keySpent(keyed.key!)).toBe(250);
+    const third = admission.open(keyed);
+    third.admit({ promptTokens: 1, worstCaseMicros: 250 });
+    third.release(usage(250));
+    // All of it spent: refused before counting, even for a request that would cost nothing.
+    expect(() => admission.open(keyed).requireCredit()).toThrow(expect.objectContaining({ reason: 'key_credit_limit', availableMicros: 0, neededMicros: undefined }));
+    // The account itself still has 500 available for its other keys.
+    expect(admission.open(principal).admit({ promptTokens: 1, worstCaseMicros: 500 })).toMatchObject({ reservation: { amountMicros: 500 } });
+  });
+
+  it('reads a key’s spending from the store with the charges the writer has not written yet, each once', async () => {
+    await store.recordUsage([usage(40).record]);
+    const pass = admission.open(limited(1_000));
+    await pass.requireCredit();
+    await pass.admit({ promptTokens: 1, worstCaseMicros: 100 });
+    pass.release(usage(100)); // queued, not yet written
+    // Another period is another count, read afresh: the queued charge is in it.
+    expect(await admission.keySpent(limited(1_000, 'month').key!)).toBe(140);
+    const fresh = new MemoryKeySpend(store, new UsageWriter(store, book, { onError: (err) => { throw err; } }));
+    expect(await fresh.spent(limited(1_000).key!)).toBe(40); // another process sees only the store
+    await admission.flush();
+    expect(await new MemoryKeySpend(store, new UsageWriter(store, book, { onError: (err) => { throw err; } })).spent(limited(1_000).key!)).toBe(140);
+    expect(admission.keySpent(limited(1_000, 'month').key!)).toBe(140);
   });
 });

@@ -220,7 +220,7 @@ describe('the lmgate CLI on SQLite', () => {
     const updated = await runJson<Record<string, unknown>>('keys', 'update', key.id as string, '--name', 'deploy', '--models', 'none', '--rpm', '5');
     expect(updated).toMatchObject({ name: 'deploy', models: null, ips: '10.0.0.0/8,2001:db8::/32', rpm: 5, expires_at: '3000-01-01T00:00:00.000Z' });
     const stored = (await (await serverStore()).findKeyById(key.id as string))!;
-    expect(stored.controls).toEqual({ expiresAt: '3000-01-01T00:00:00.000Z', allowedModels: null, allowedIps: ['10.0.0.0/8', '2001:db8::/32'], rpm: 5 });
+    expect(stored.controls).toEqual({ expiresAt: '3000-01-01T00:00:00.000Z', allowedModels: null, allowedIps: ['10.0.0.0/8', '2001:db8::/32'], rpm: 5, creditLimit: null });
 
     const badIps = await run('keys', 'update', key.id as string, '--ips', '10.0.0.0/40');
     expect(badIps.code).toBe(1);
@@ -231,6 +231,36 @@ describe('the lmgate CLI on SQLite', () => {
     const nothing = await run('keys', 'update', key.id as string);
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toContain('nothing to change');
+  });
+
+  it('sets a key’s credit limit, in total or per month, changes and clears it, and refuses bad amounts', async () => {
+    await runJson('accounts', 'create', '--email', 'lee@example.com');
+    const key = await runJson<Record<string, unknown>>('keys', 'create', 'lee@example.com', '--credit-limit', '25/month');
+    expect(key).toMatchObject({ credit_limit: '25 per month', credit_limit_micros: 25_000_000, credit_limit_period: 'month' });
+    const store = await serverStore();
+    expect((await store.findKeyById(key.id as string))!.controls.creditLimit).toEqual({ amountMicros: 25_000_000, period: 'month' });
+
+    const total = await runJson<Record<string, unknown>>('keys', 'update', key.id as string, '--credit-limit', '0.5');
+    expect(total).toMatchObject({ credit_limit: '0.5 in total', credit_limit_micros: 500_000, credit_limit_period: 'total' });
+    const human = await run('keys', 'list', 'lee@example.com');
+    expect(human.code).toBe(0);
+    const cleared = await runJson<Record<string, unknown>>('keys', 'update', key.id as string, '--credit-limit', 'none');
+    expect(cleared).toMatchObject({ credit_limit: null, credit_limit_micros: null, credit_limit_period: null });
+    expect((await store.findKeyById(key.id as string))!.controls.creditLimit).toBeNull();
+
+    for (const [value, message] of [
+      ['0', 'must not be zero'],
+      ['-3', 'more than zero'],
+      ['lots', 'not an amount of credits'],
+      ['5/week', 'A credit limit applies in total or per month.'],
+      ['5/month/extra', 'per month (25/month)'],
+      ['2000000000', 'at most 1,000,000,000 credits'],
+    ]) {
+      const bad = await run('keys', 'update', key.id as string, '--credit-limit', value!);
+      expect(bad.code, value).toBe(1);
+      expect(bad.stderr, value).toContain('--credit-limit');
+      expect(bad.stderr, value).toContain(message);
+    }
   });
 
   it('lists keys with the masked key and never the secret', async () => {

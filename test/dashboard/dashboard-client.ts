@@ -24,12 +24,15 @@ export interface RequestOptions {
 
 let userCounter = 0;
 
+/** What a dashboard client needs of a running app (one instance of a cluster will do). */
+export type DashboardTarget = Pick<TestApp, 'origin' | 'store' | 'config'>;
+
 export class DashboardClient {
   cookie: string | undefined;
   csrfToken: string | undefined;
   account: LooseJson;
 
-  constructor(readonly t: TestApp) {}
+  constructor(readonly t: DashboardTarget) {}
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<DashboardResponse> {
     const headers: Record<string, string> = {};
@@ -101,7 +104,7 @@ export async function signedUpClient(t: TestApp, input?: { email?: string; passw
  * makes them but without hashing a password (128 MiB and half a second of CPU each): for
  * suites about what a session can do, not about signing in.
  */
-export async function sessionClient(t: TestApp): Promise<DashboardClient> {
+export async function sessionClient(t: DashboardTarget): Promise<DashboardClient> {
   const account = await t.store.signUp({
     email: `session${++userCounter}-${process.pid}@example.test`,
     name: null,

@@ -40,6 +40,9 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard keys on %s', (database
       allowedModels: null,
       allowedIps: null,
       rpm: null,
+      creditLimitMicros: null,
+      creditLimitPeriod: null,
+      creditSpentMicros: null,
     });
     const second = await alice.post('/keys', { name: '  ci  ' });
     expect(second.body.key.name).toBe('ci');

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
-import { SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
+import type { LimitedKey } from '../../src/billing/key-credit.js';
+import { KeyCreditRefusal, SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
 import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
@@ -50,12 +51,12 @@ async function newAccount(micros: number): Promise<string> {
   return account.id;
 }
 
-function record(accountId: string, costMicros: number): UsageRecord {
+function record(accountId: string, costMicros: number, keyId = 'key_test'): UsageRecord {
   return {
     id: newTimeOrderedId('usage'),
     requestId: `req_${accountCounter}_${Math.random()}`,
     accountId,
-    keyId: 'key_test',
+    keyId,
     model: 'test-model',
     promptTokens: 10,
     completionTokens: 10,
@@ -195,5 +196,73 @@ describe('limits across instances', () => {
     await states[0]!.settle(admission, small, 30, record(accountId, 1));
     await expect(states[1]!.admit({ accountId, tier: small, promptTokens: 20, worstCaseMicros: 1, takeRequest: true })).rejects.toBeInstanceOf(RateLimitedError);
     await states[1]!.admit({ accountId, tier: small, promptTokens: 10, worstCaseMicros: 1, takeRequest: true });
+  });
+});
+
+describe('keys’ credit limits across instances', () => {
+  let keyCounter = 0;
+  const limitedKey = (amountMicros: number, period: 'total' | 'month' = 'total'): LimitedKey => ({ id: `key_limited_${++keyCounter}_${process.pid}`, limit: { amountMicros, period } });
+
+  it('never hold more than a key’s limit together: 1,000 concurrent spends over 4 instances, each charged its worst case', async () => {
+    const cost = 1_000;
+    const accountId = await newAccount(1_000_000_000);
+    const key = limitedKey(100 * cost + 500);
+    const outcomes = await Promise.all(
+      Array.from({ length: 1_000 }, async (_, i) => {
+        const state = states[i % INSTANCES]!;
+        let admission: SharedReservation;
+        try {
+          admission = await state.admit({ accountId, tier: tier(), promptTokens: 10, worstCaseMicros: cost, takeRequest: true, key });
+        } catch (err) {
+          if (err instanceof KeyCreditRefusal) return 'refused';
+          throw err;
+        }
+        await state.settle(admission, tier(), 10, record(accountId, cost, key.id));
+        return 'served';
+      }),
+    );
+    expect(outcomes.filter((o) => o === 'served')).toHaveLength(100);
+    for (const state of states) expect(await state.keySpend.spent(key)).toBe(100 * cost);
+    await flushAll();
+    expect(await stores[0]!.keySpend(key.id, null)).toBe(100 * cost);
+    // What the key did not spend is still the account's.
+    expect(await states[0]!.snapshot(accountId)).toEqual({ balanceMicros: 1_000_000_000 - 100 * cost, reservedMicros: 0 });
+  });
+
+  it('keeps a live instance’s holds on a key past their first expiry, and gives back those of one that stopped renewing', async () => {
+    const accountId = await newAccount(1_000_000);
+    const key = limitedKey(10_000);
+    const live = await states[0]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true, key });
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // longer than the 1 s lease; renewed meanwhile
+    const refused = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, key }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(KeyCreditRefusal);
+    expect(refused).toMatchObject({ availableMicros: 0, spent: false });
+    await states[0]!.settle(live, tier(), 0, record(accountId, 4_000, key.id));
+
+    const gone = new SharedState(redis.connect(), stores[0]!, { prefix: redis.prefix, leaseMs: 500, onError: () => undefined });
+    await gone.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 6_000, takeRequest: true, key });
+    // It never renews (never started) and never settles: as if killed.
+    await expect(states[2]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, key })).rejects.toBeInstanceOf(KeyCreditRefusal);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const admission = await states[2]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 6_000, takeRequest: true, key });
+    await states[2]!.settle(admission, tier(), 0, record(accountId, 6_000, key.id));
+    const spentAll = await states[3]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, key }).catch((err: unknown) => err);
+    expect(spentAll).toMatchObject({ availableMicros: 0, spent: true });
+  });
+
+  it('starts a key’s count with the charges still waiting in the usage stream, each counted once', async () => {
+    // An instance of a deployment whose stream nobody reads: what it settles stays there.
+    const state = new SharedState(redis.connect(), stores[0]!, { prefix: `${redis.prefix}:unread`, leaseMs: 1_000, onError: () => undefined });
+    const accountId = await newAccount(1_000_000);
+    const key = limitedKey(1_000_000, 'month');
+    // Settled before the key had a limit: no count of it yet.
+    const admission = await state.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1_000, takeRequest: true });
+    const waiting = record(accountId, 700, key.id);
+    await state.settle(admission, tier(), 0, waiting);
+    expect(await state.keySpend.spent(key)).toBe(700);
+    // Stored, but not yet acknowledged (still in the stream): a new count has it once.
+    await stores[0]!.recordUsage([waiting]);
+    const total = { ...key, limit: { amountMicros: 1_000_000, period: 'total' as const } };
+    expect(await state.keySpend.spent(total)).toBe(700);
   });
 });

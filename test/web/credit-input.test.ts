@@ -1,6 +1,6 @@
-// The console's reading of typed credits: exact micro-credits from the digits, never a float.
+// Typed credits (the console's amounts, a key's credit limit): exact micro-credits from the digits, never a float, and back.
 import { describe, expect, it } from 'vitest';
-import { creditsInputToMicros } from '../../web/src/admin/credit-input.js';
+import { creditsInputToMicros, microsToCreditsInput } from '../../web/src/credit-input.js';
 
 describe('credits typed in the console', () => {
   it.each([
@@ -20,5 +20,15 @@ describe('credits typed in the console', () => {
 
   it.each(['', '0', '0.0', '1.2345678', '1e3', '1,5', 'abc', '--1', '.5', '9007199254.740992'])('refuses %j', (text) => {
     expect(creditsInputToMicros(text, { signed: true })).toBeNull();
+  });
+
+  it.each([
+    [25_000_000, '25'],
+    [500_000, '0.5'],
+    [1, '0.000001'],
+    [1_234_567_891_011, '1234567.891011'],
+  ])('writes %d micro-credits as %j, which reads back the same', (micros, text) => {
+    expect(microsToCreditsInput(micros)).toBe(text);
+    expect(creditsInputToMicros(text, { signed: false })).toBe(micros);
   });
 });

@@ -83,6 +83,7 @@ const REFUSAL_REASONS: Record<string, string> = {
   key_model_not_allowed: 'Model not allowed for this key',
   key_ip_not_allowed: 'Address not allowed for this key',
   key_rate_limit: 'Key’s rate limit reached',
+  key_credit_limit: 'Key’s credit limit reached',
 };
 
 /** Why the request log says a request was refused, in words; reasons added later still read. */

@@ -71,6 +71,10 @@ export interface ApiKey {
   allowedModels: string[] | null;
   allowedIps: string[] | null;
   rpm: number | null;
+  /** Its credit limit, and what it spent in the limit's window (this month, UTC, or in total). */
+  creditLimitMicros: number | null;
+  creditLimitPeriod: 'total' | 'month' | null;
+  creditSpentMicros: number | null;
 }
 
 export interface RequestLogEntry {

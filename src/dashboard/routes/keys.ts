@@ -1,9 +1,10 @@
 // The account's API keys: list, create with optional controls (the secret is shown once),
-// edit (name and controls), revoke.
+// edit (name and controls), revoke. A key with a credit limit is shown with what it spent
+// in the limit's window, as the request path counts it.
 import { Type } from '@sinclair/typebox';
-import { parseControls } from '../../auth/key-controls.js';
+import { NO_CONTROLS, parseControls } from '../../auth/key-controls.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
-import type { KeyControls } from '../../store/store.js';
+import type { ApiKeyRecord } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
 import { KeyView, keyView } from '../views.js';
@@ -16,6 +17,8 @@ const Controls = {
   allowedModels: Type.Optional(List),
   allowedIps: Type.Optional(List),
   rpm: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
+  creditLimitMicros: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  creditLimitPeriod: Type.Optional(Type.Union([Type.Literal('total'), Type.Literal('month')])),
 };
 const CreateBody = Type.Object({ name: Name, ...Controls });
 const UpdateBody = Type.Object({ name: Type.Optional(Name), ...Controls });
@@ -24,30 +27,32 @@ const KeyList = Type.Object({ keys: Type.Array(KeyView) });
 const CreatedKey = Type.Object({ key: KeyView, secret: Type.String() });
 const OneKey = Type.Object({ key: KeyView });
 
-const NO_CONTROLS: KeyControls = { expiresAt: null, allowedModels: null, allowedIps: null, rpm: null };
-
 export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, commands } = services;
+  const view = async (key: ApiKeyRecord): Promise<KeyView> => {
+    const { creditLimit } = key.controls;
+    return keyView(key, creditLimit === null ? null : await services.admission.keySpent({ id: key.id, limit: creditLimit }));
+  };
 
   dashboard.get('/keys', { schema: { response: { 200: KeyList } } }, async (request) => {
     const keys = await store.listKeys(signedIn(request).account.id);
-    return { keys: keys.reverse().map(keyView) };
+    return { keys: await Promise.all(keys.reverse().map(view)) };
   });
 
   dashboard.post('/keys', { schema: { body: CreateBody, response: { 201: CreatedKey } } }, async (request, reply) => {
     const { name, ...controls } = request.body;
     const { record, secret } = await commands.createKey(signedIn(request).account.id, name, { ...NO_CONTROLS, ...parseControls(controls) });
-    return reply.code(201).send({ key: keyView(record), secret });
+    return reply.code(201).send({ key: await view(record), secret });
   });
 
   dashboard.patch('/keys/:id', { schema: { params: KeyParams, body: UpdateBody, response: { 200: OneKey } } }, async (request) => {
     const { name, ...controls } = request.body;
     const key = await commands.updateKey(request.params.id, { name, controls: parseControls(controls) }, signedIn(request).account.id);
-    return { key: keyView(key) };
+    return { key: await view(key) };
   });
 
   dashboard.delete('/keys/:id', { schema: { params: KeyParams, response: { 200: OneKey } } }, async (request) => {
     const key = await commands.revokeKey(request.params.id, signedIn(request).account.id);
-    return { key: keyView(key) };
+    return { key: await view(key) };
   });
 }

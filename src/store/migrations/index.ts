@@ -11,6 +11,7 @@ import * as m0008 from './0008_refused_requests.js';
 import * as m0009 from './0009_admin.js';
 import * as m0010 from './0010_account_tokens.js';
 import * as m0011 from './0011_key_controls.js';
+import * as m0012 from './0012_key_credit_limit.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_admin': m0009,
   '0010_account_tokens': m0010,
   '0011_key_controls': m0011,
+  '0012_key_credit_limit': m0012,
 };
 
 /** In the order they apply. */

@@ -14,7 +14,7 @@ import { formatCredits, formatDate, formatDateTime, formatNumber, formatPlanName
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
-import { creditsInputToMicros } from './credit-input';
+import { creditsInputToMicros } from '../credit-input';
 import { DayCharts } from './DayCharts';
 
 type Action = { kind: 'none' } | { kind: 'credits'; mode: 'grant' | 'adjust' } | { kind: 'status' } | { kind: 'tier' } | { kind: 'revoke'; key: AdminKey };

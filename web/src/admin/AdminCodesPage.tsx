@@ -9,7 +9,7 @@ import { formatCredits, formatDate, formatDateTime } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AdminCode } from './admin-api';
-import { creditsInputToMicros } from './credit-input';
+import { creditsInputToMicros } from '../credit-input';
 
 export function AdminCodesPage() {
   usePageTitle('Codes');

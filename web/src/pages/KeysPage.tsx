@@ -1,7 +1,7 @@
 // API keys: the list, "Generate New Key" with optional limits (the secret is shown once,
 // in a dialog), "Edit" (name and limits) and "Revoke" after a confirmation.
-import { useState, type ChangeEvent, type FormEvent } from 'react';
-import { api, ApiError } from '../api';
+import { useState } from 'react';
+import { api } from '../api';
 import { ConfirmAction } from '../components/ConfirmAction';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
@@ -9,11 +9,11 @@ import { LeakedKeysNotice } from '../components/LeakedKeysNotice';
 import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
-import { TextField } from '../components/TextField';
-import { formatDate, formatDateTime, formatNumber } from '../format';
+import { formatCredits, formatDate, formatDateTime, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import type { ApiKey } from '../types';
 import { useApiData } from '../use-api-data';
+import { KeyForm } from './keys/KeyForm';
 
 type Generation = { step: 'closed' } | { step: 'naming' } | { step: 'created'; key: ApiKey; secret: string };
 
@@ -168,6 +168,7 @@ function KeyLimits({ apiKey }: { apiKey: ApiKey }) {
     apiKey.allowedModels === null ? null : `Models: ${apiKey.allowedModels.join(', ')}`,
     apiKey.allowedIps === null ? null : `Addresses: ${apiKey.allowedIps.join(', ')}`,
     apiKey.rpm === null ? null : `${formatNumber(apiKey.rpm)} requests/min`,
+    apiKey.creditLimitMicros === null ? null : creditLimitText(apiKey.creditLimitMicros, apiKey.creditLimitPeriod, apiKey.creditSpentMicros ?? 0),
   ].filter((limit) => limit !== null);
   if (limits.length === 0) return <span className="muted">None</span>;
   return (
@@ -179,114 +180,9 @@ function KeyLimits({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
-interface KeyFields {
-  name: string;
-  /** The last day the key works (YYYY-MM-DD, UTC), or ''. */
-  expires: string;
-  models: string;
-  ips: string;
-  rpm: string;
-}
-
-function fieldsOf(key: ApiKey | undefined): KeyFields {
-  if (key === undefined) return { name: '', expires: '', models: '', ips: '', rpm: '' };
-  return {
-    name: key.name,
-    // Stored as the moment it stops working: the end of the day before.
-    expires: key.expiresAt === null ? '' : new Date(Date.parse(key.expiresAt) - 1).toISOString().slice(0, 10),
-    models: key.allowedModels?.join(', ') ?? '',
-    ips: key.allowedIps?.join(', ') ?? '',
-    rpm: key.rpm === null ? '' : String(key.rpm),
-  };
-}
-
-const listOf = (text: string): string[] => text.split(',').map((item) => item.trim()).filter((item) => item !== '');
-
-/** Generates a key (no `apiKey`) or edits one: its name and limits. An edit sends only what changed. */
-function KeyForm({ apiKey, onSaved, onCancel }: { apiKey?: ApiKey; onSaved(key: ApiKey, secret: string): void; onCancel(): void }) {
-  const initial = fieldsOf(apiKey);
-  const [fields, setFields] = useState<KeyFields>(initial);
-  const [error, setError] = useState<ApiError | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const set = (field: keyof KeyFields) => (e: ChangeEvent<HTMLInputElement>) => setFields((current) => ({ ...current, [field]: e.target.value }));
-  const changed = (field: keyof KeyFields) => apiKey === undefined || fields[field] !== initial[field];
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    const body: Record<string, unknown> = {};
-    if (changed('name')) body.name = fields.name.trim();
-    if (changed('expires')) body.expiresAt = fields.expires === '' ? null : fields.expires;
-    if (changed('models')) body.allowedModels = listOf(fields.models);
-    if (changed('ips')) body.allowedIps = listOf(fields.ips);
-    if (changed('rpm')) body.rpm = fields.rpm.trim() === '' ? null : Number(fields.rpm);
-    try {
-      if (apiKey === undefined) {
-        const created = await api<{ key: ApiKey; secret: string }>('/keys', { method: 'POST', body });
-        onSaved(created.key, created.secret);
-      } else {
-        const saved = await api<{ key: ApiKey }>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'PATCH', body });
-        onSaved(saved.key, '');
-      }
-    } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
-      setBusy(false);
-    }
-  }
-  const fieldError = (name: string) => error?.fields[name];
-  const formError = error !== undefined && Object.keys(error.fields).length === 0 ? error.message : undefined;
-
-  return (
-    <form onSubmit={submit} className="form">
-      <TextField
-        label="Key name"
-        hint="Something to recognise it by, like the app or machine that uses it."
-        required
-        maxLength={100}
-        value={fields.name}
-        onChange={set('name')}
-        error={fieldError('name') ?? formError}
-      />
-      <fieldset className="key-limits-fields">
-        <legend>Limits (optional)</legend>
-        <p className="field-hint">Each narrows what this key may do within your plan. Leave a field empty for no limit.</p>
-        <TextField label="Expires after" type="date" hint="The last day (UTC) the key works." value={fields.expires} onChange={set('expires')} error={fieldError('expiresAt')} />
-        <TextField
-          label="Allowed models"
-          hint="Model ids, separated by commas; * matches any characters (demo-*)."
-          value={fields.models}
-          onChange={set('models')}
-          error={fieldError('allowedModels')}
-        />
-        <TextField
-          label="Allowed IP addresses"
-          hint="Addresses or CIDR ranges, IPv4 or IPv6, separated by commas (203.0.113.0/24, 2001:db8::/32)."
-          value={fields.ips}
-          onChange={set('ips')}
-          error={fieldError('allowedIps')}
-        />
-        <TextField
-          label="Requests per minute"
-          type="number"
-          min={1}
-          step={1}
-          hint="This key’s own limit; your plan’s limit still applies to all keys together."
-          value={fields.rpm}
-          onChange={set('rpm')}
-          error={fieldError('rpm')}
-        />
-      </fieldset>
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" className="button primary" disabled={busy || fields.name.trim() === ''}>
-          {apiKey === undefined ? (busy ? 'Generating…' : 'Generate key') : busy ? 'Saving…' : 'Save'}
-        </button>
-      </div>
-    </form>
-  );
+/** "Credits: 0.0123 of 1.00 spent this month". */
+function creditLimitText(limitMicros: number, period: ApiKey['creditLimitPeriod'], spentMicros: number): string {
+  return `Credits: ${formatCredits(spentMicros)} of ${formatCredits(limitMicros)} spent ${period === 'month' ? 'this month (UTC)' : 'in total'}`;
 }
 
 function SecretOnce({ secret, name, onDone }: { secret: string; name: string; onDone(): void }) {
