@@ -102,7 +102,7 @@ function codeView(code: RedemptionCode): Record<string, unknown> {
 }
 
 /** As `--expires` was written: a UTC midnight is the end of the day before it. */
-function describeExpiry(expiresAt: string | null): string {
+export function describeExpiry(expiresAt: string | null): string {
   if (expiresAt === null) return 'never';
   if (!expiresAt.endsWith('T00:00:00.000Z')) return expiresAt;
   return `end of ${new Date(Date.parse(expiresAt) - DAY_MS).toISOString().slice(0, 10)} UTC`;

@@ -5,6 +5,7 @@ import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { ValidationError } from '../errors.js';
 import type { ApiKeyRecord, KeyControls } from '../store/store.js';
+import { describeExpiry } from './codes.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
@@ -23,7 +24,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor());
         if (args.json) io.out(JSON.stringify({ ...keyView(record), secret }));
         else {
-          printRecord(io, false, keyView(record));
+          printKey(io, false, record);
           io.out('');
           io.out('Secret (shown once, it cannot be retrieved later):');
           io.out(secret);
@@ -37,7 +38,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const controls = controlsOf(args);
         if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm)');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printRecord(io, args.json, keyView(await new Commands(store).updateKey(ref, { name, controls })));
+        printKey(io, args.json, await new Commands(store).updateKey(ref, { name, controls }));
         return 0;
       }
       case 'list': {
@@ -48,7 +49,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
       case 'revoke': {
         if (!ref) throw new CliError('keys revoke needs a key id');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printRecord(io, args.json, keyView(await new Commands(store).revokeKey(ref, undefined, cliActor())));
+        printKey(io, args.json, await new Commands(store).revokeKey(ref, undefined, cliActor()));
         return 0;
       }
       default:
@@ -83,6 +84,12 @@ function controlsOf(args: ParsedCommand): Partial<KeyControls> {
   }
 }
 
+/** As text, the expiry as `--expires` was written (`end of 2026-12-31 UTC`); JSON has the instant too. */
+function printKey(io: CliIo, json: boolean, key: ApiKeyRecord): void {
+  const { expires_at, ...text } = keyView(key);
+  printRecord(io, json, json ? { ...text, expires_at } : text);
+}
+
 function keyView(key: ApiKeyRecord): Record<string, unknown> {
   const { expiresAt, allowedModels, allowedIps, rpm } = key.controls;
   return {
@@ -95,6 +102,7 @@ function keyView(key: ApiKeyRecord): Record<string, unknown> {
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
     leak_url: key.leakUrl,
+    expires: describeExpiry(expiresAt),
     expires_at: expiresAt,
     models: allowedModels?.join(',') ?? null,
     ips: allowedIps?.join(',') ?? null,
