@@ -20,3 +20,10 @@ export function parseExpiry(text: string, nowMs = Date.now()): ParsedExpiry {
   if (expiresMs <= nowMs) return { problem: 'past' };
   return { expiresAt: new Date(expiresMs).toISOString() };
 }
+
+/** As it was typed: a UTC midnight is the end of the day before it. */
+export function describeExpiry(expiresAt: string | null): string {
+  if (expiresAt === null) return 'never';
+  if (!expiresAt.endsWith('T00:00:00.000Z')) return expiresAt;
+  return `end of ${new Date(Date.parse(expiresAt) - DAY_MS).toISOString().slice(0, 10)} UTC`;
+}

@@ -7,7 +7,7 @@ import { formatCredits } from '../billing/money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { Refusal } from '../errors.js';
-import { parseExpiry } from '../expiry.js';
+import { describeExpiry, parseExpiry } from '../expiry.js';
 import type { RedemptionCode } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { parseCreditAmount } from './credit-amount.js';
@@ -15,7 +15,6 @@ import { stringFlag, type ParsedCommand } from './args.js';
 import { printTable } from './output.js';
 
 const MAX_COUNT = 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function codesCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
   const [action, ...rest] = args.positionals;
@@ -91,11 +90,4 @@ function codeView(code: RedemptionCode): Record<string, unknown> {
     redeemed_at: code.redeemedAt,
     disabled_at: code.disabledAt,
   };
-}
-
-/** As `--expires` was written: a UTC midnight is the end of the day before it. */
-function describeExpiry(expiresAt: string | null): string {
-  if (expiresAt === null) return 'never';
-  if (!expiresAt.endsWith('T00:00:00.000Z')) return expiresAt;
-  return `end of ${new Date(Date.parse(expiresAt) - DAY_MS).toISOString().slice(0, 10)} UTC`;
 }

@@ -5,6 +5,7 @@ import { formatCredits } from '../billing/money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { ValidationError } from '../errors.js';
+import { describeExpiry } from '../expiry.js';
 import type { ApiKeyRecord, KeyControls } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
@@ -31,7 +32,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor());
         if (args.json) io.out(JSON.stringify({ ...keyView(record), secret }));
         else {
-          printRecord(io, false, keyView(record));
+          printKey(io, false, record);
           io.out('');
           io.out('Secret (shown once, it cannot be retrieved later):');
           io.out(secret);
@@ -45,7 +46,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const controls = controlsOf(args);
         if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm, --credit-limit)');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printRecord(io, args.json, keyView(await new Commands(store).updateKey(ref, { name, controls })));
+        printKey(io, args.json, await new Commands(store).updateKey(ref, { name, controls }));
         return 0;
       }
       case 'list': {
@@ -56,7 +57,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
       case 'revoke': {
         if (!ref) throw new CliError('keys revoke needs a key id');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printRecord(io, args.json, keyView(await new Commands(store).revokeKey(ref, undefined, cliActor())));
+        printKey(io, args.json, await new Commands(store).revokeKey(ref, undefined, cliActor()));
         return 0;
       }
       default:
@@ -101,6 +102,12 @@ function creditLimitOf(text: string | null | undefined): Pick<ControlsInput, 'cr
   return { creditLimitMicros: parseCreditAmount(amount.trim(), '--credit-limit', { signed: false }), ...(period === undefined ? {} : { creditLimitPeriod: period }) };
 }
 
+/** As text, the expiry as `--expires` was written (`end of 2026-12-31 UTC`); JSON has the instant too. */
+function printKey(io: CliIo, json: boolean, key: ApiKeyRecord): void {
+  const { expires_at, ...text } = keyView(key);
+  printRecord(io, json, json ? { ...text, expires_at } : text);
+}
+
 function keyView(key: ApiKeyRecord): Record<string, unknown> {
   const { expiresAt, allowedModels, allowedIps, rpm, creditLimit } = key.controls;
   return {
@@ -113,6 +120,7 @@ function keyView(key: ApiKeyRecord): Record<string, unknown> {
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
     leak_url: key.leakUrl,
+    expires: describeExpiry(expiresAt),
     expires_at: expiresAt,
     models: allowedModels?.join(',') ?? null,
     ips: allowedIps?.join(',') ?? null,

@@ -10,7 +10,7 @@ import { printTable } from './output.js';
 const COLUMNS = ['model', 'deployment', 'upstream', 'state', 'in_flight', 'ok', 'rejected', 'failed', 'aborted', 'mean_first_byte_ms'];
 
 export async function upstreamsCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
-  const url = typeof args.flags.url === 'string' ? args.flags.url : metricsUrl(config);
+  const url = typeof args.flags.url === 'string' ? metricsUrlAt(args.flags.url) : metricsUrl(config);
   const token = config.metrics.token_env ? readSecretEnv(config.metrics.token_env) : undefined;
   let text: string;
   try {
@@ -25,6 +25,18 @@ export async function upstreamsCommand(config: Config, args: ParsedCommand, io: 
   if (!args.json && rows.length === 0) io.out('no upstream deployments configured');
   else printTable(io, args.json, rows as unknown as Record<string, unknown>[], COLUMNS);
   return 0;
+}
+
+/** `--url` names the server (`http://10.0.0.7:8080`) or its metrics (`.../metrics`). */
+function metricsUrlAt(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`--url: ${JSON.stringify(text)} is not a URL (http://HOST:PORT)`);
+  }
+  if (!url.pathname.endsWith('/metrics')) url.pathname = `${url.pathname.replace(/\/+$/, '')}/metrics`;
+  return url.href;
 }
 
 /** Where this config's server listens, as a client on the same machine reaches it. */

@@ -19,7 +19,10 @@ import { renderError } from './error-reply.js';
 import { HTTP_METHODS } from './error-handler.js';
 import { generateRequestId } from './request-id.js';
 
-/** Node's limit for the request line and headers together (16 KiB, `--max-http-header-size`). */
+/**
+ * The longest URL served. Node's parser refuses only a request line and headers over 16 KiB
+ * together (`--max-http-header-size`); a shorter URL past this is refused in checkRequestHead.
+ */
 const URL_TOO_LONG_AT = 8 * 1024;
 
 /** The whole request (headers and body) must arrive within this; slow senders hold a socket. */
@@ -120,7 +123,8 @@ const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
 
 /**
  * The root `onRequest` check of what Node's parser lets through but lmgate cannot read
- * unambiguously, before anything reads a key:
+ * unambiguously, or will not, before anything reads a key:
+ * - a URL over 8 KiB, which Node lets through while the headers leave it room;
  * - a repeated singleton header: Node keeps the first and drops the rest, while a proxy in
  *   front may read the last;
  * - a transfer coding besides chunked (`gzip, chunked`): Node removes the chunking and
@@ -128,6 +132,7 @@ const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
  * - a compressed body (Content-Encoding): it would be parsed as if it were not.
  */
 export const checkRequestHead: onRequestHookHandler = (request, _reply, done) => {
+  if (request.raw.url!.length > URL_TOO_LONG_AT) return done(new UriTooLongError());
   const raw = request.raw.rawHeaders;
   let seen = 0;
   for (let i = 0; i < raw.length; i += 2) {

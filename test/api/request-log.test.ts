@@ -17,7 +17,10 @@ describe.each(['sqlite', 'postgres'] as const)('request log on %s', (database) =
       database,
       overrides: {
         request_log: { retention_days: 7 },
-        tiers: { free: { rpm: 8, tpm: 100_000, concurrency: 4, models: ['demo-*'] } },
+        tiers: {
+          free: { rpm: 8, tpm: 100_000, concurrency: 4, models: ['demo-*'] },
+          pro: { rpm: 8, tpm: 100_000, concurrency: 4, models: ['*'], subscription: true, price_month: 20 },
+        },
         models: {
           'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 2, output: 4 } },
           'other-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0 },
@@ -64,6 +67,25 @@ describe.each(['sqlite', 'postgres'] as const)('request log on %s', (database) =
     expect(succeeded.body.requests.map((r: { status: number }) => r.status)).toEqual([200]);
     const byModel = await alice.get(`/requests?key=${keyId}&model=nope`);
     expect(byModel.body.requests.map((r: { status: number }) => r.status)).toEqual([404]);
+  });
+
+  it('holds the refusals of a suspended account and of a paid plan without a subscription', async () => {
+    const dave = await sessionClient(t);
+    const { id: keyId, client } = await newKey('paused', dave);
+    await t.store.setAccountStatus(dave.account.id, 'suspended');
+    await t.syncChanges();
+    expect(await fail(client.chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'hi' }] }))).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    await t.store.setAccountStatus(dave.account.id, 'active');
+    await t.store.setAccountTier(dave.account.id, 'pro');
+    await t.syncChanges();
+    expect(await fail(client.models.list())).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    await flush();
+
+    const log = await dave.get(`/requests?key=${keyId}`);
+    expect(log.body.requests.map((r: { status: number; reason: string | null; model: string | null }) => [r.status, r.reason, r.model])).toEqual([
+      [403, 'subscription_inactive', null],
+      [403, 'account_suspended', null],
+    ]);
   });
 
   it('a key that was only ever refused is never stamped as used; one that got an answer is', async () => {

@@ -59,8 +59,11 @@ export async function openPage(browser: Browser, origin: string, viewport: { wid
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('response', (response) => {
     const path = new URL(response.url()).pathname;
-    // The API's 4xx answers are part of the flows; a page or asset must never fail.
-    if (response.status() >= 500 || (response.status() >= 400 && !path.startsWith('/api/'))) {
+    // The API's 4xx answers are part of the flows, and so is the 404 of an address outside
+    // the app typed into the browser (the app shows its not-found page); a page's asset or
+    // a known page must never fail.
+    const pageNotFound = response.status() === 404 && response.request().isNavigationRequest();
+    if (response.status() >= 500 || (response.status() >= 400 && !path.startsWith('/api/') && !pageNotFound)) {
       problems.push(`HTTP ${response.status()} for ${response.request().method()} ${path}`);
     }
   });

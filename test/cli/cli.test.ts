@@ -215,7 +215,11 @@ describe('the lmgate CLI on SQLite', () => {
     const key = await runJson<Record<string, unknown>>(
       'keys', 'create', 'kim@example.com', '--name', 'ci', '--expires', '2999-12-31', '--models', 'demo-echo, gpt-*', '--ips', '10.0.0.0/8,2001:db8::/32', '--rpm', '30',
     );
-    expect(key).toMatchObject({ name: 'ci', expires_at: '3000-01-01T00:00:00.000Z', models: 'demo-echo,gpt-*', ips: '10.0.0.0/8,2001:db8::/32', rpm: 30 });
+    expect(key).toMatchObject({ name: 'ci', expires: 'end of 2999-12-31 UTC', expires_at: '3000-01-01T00:00:00.000Z', models: 'demo-echo,gpt-*', ips: '10.0.0.0/8,2001:db8::/32', rpm: 30 });
+    // As text, the expiry reads as it was given, not as the next day's midnight.
+    const shown = await run('keys', 'update', key.id as string, '--rpm', '30');
+    expect(shown.out).toContain('expires       end of 2999-12-31 UTC');
+    expect(shown.stdout).not.toContain('3000-01-01');
 
     const updated = await runJson<Record<string, unknown>>('keys', 'update', key.id as string, '--name', 'deploy', '--models', 'none', '--rpm', '5');
     expect(updated).toMatchObject({ name: 'deploy', models: null, ips: '10.0.0.0/8,2001:db8::/32', rpm: 5, expires_at: '3000-01-01T00:00:00.000Z' });

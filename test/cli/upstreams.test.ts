@@ -57,6 +57,15 @@ it('shows each deployment with its circuit state, outcomes and latency', async (
   expect(table.stdout).toMatch(/llama-cli\s+0\s+http:\/\/127\.0\.0\.1:\d+\s+open/);
 });
 
+it('--url takes the server’s address as well as its /metrics', async () => {
+  const byOrigin = await run('--json', 'upstreams', '--url', t.origin);
+  expect(byOrigin.stderr).toBe('');
+  const byMetrics = await run('--json', 'upstreams', '--url', `${t.origin}/metrics`);
+  const rows = JSON.parse(byOrigin.stdout) as { model: string }[];
+  expect(rows.map((row) => row.model)).toEqual(['llama-cli', 'llama-cli']);
+  expect(JSON.parse(byMetrics.stdout)).toHaveLength(2);
+});
+
 it('says where it looked when no server answers', async () => {
   const result = await run('upstreams', '--url', 'http://127.0.0.1:1/metrics');
   expect(result.code).toBe(1);

@@ -68,6 +68,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
       ownedBy: 'lmgate',
       context: 128_000,
       maxOutput: 16_384,
+      endpoints: ['chat', 'responses', 'completions'],
       price: { inputPerMillion: 0, outputPerMillion: 0 },
     });
 
@@ -80,6 +81,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
       ownedBy: 'lmgate',
       context: 32_000,
       maxOutput: 4_000,
+      endpoints: ['chat', 'responses', 'completions'],
       price: { inputPerMillion: 1.5, outputPerMillion: 3 },
     });
   });

@@ -88,6 +88,16 @@ describe('sizes', () => {
     expectUnified(await sendRaw(port, first + rest), 414, 'The request URL is too long.');
     expectUnified(await sendRaw(port, '', { chunks: [first, rest] }), 414, 'The request URL is too long.');
   });
+
+  it('a URL just over 8 KiB, which Node lets through: 414 too; one at 8 KiB is routed', async () => {
+    const url = (length: number) => `/v1/models/${'a'.repeat(length - '/v1/models/'.length)}`;
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`;
+    const tooLong = await sendRaw(port, get(url(8 * 1024 + 1)));
+    expectUnified(tooLong, 414, 'The request URL is too long.');
+    // Framed well, so the connection is still good.
+    expect(tooLong.closed).toBe(false);
+    expectUnified(await sendRaw(port, get(url(8 * 1024))), 404, 'Model not found.');
+  });
 });
 
 describe('URLs the router cannot decode', () => {

@@ -14,6 +14,24 @@ export function formatCredits(micros: number): string {
   return credits.format(micros / MICROS_PER_CREDIT);
 }
 
+/**
+ * A table column of credits (per request, per day): each amount with as many decimals as
+ * the column's most precise one, so the decimal points line up ("0.000360" over
+ * "0.000982", not "0.00036").
+ */
+export function creditsColumn(column: readonly number[]): (micros: number) => string {
+  const decimals = Math.max(2, ...column.map(decimalsOf));
+  const format = new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: 6 });
+  return (micros) => format.format(micros / MICROS_PER_CREDIT);
+}
+
+/** Decimals a micro-credit amount needs: 1_500_000 → 1, 360 → 4. */
+function decimalsOf(micros: number): number {
+  let decimals = 6;
+  for (let rest = Math.abs(micros); decimals > 0 && rest % 10 === 0; rest /= 10) decimals--;
+  return decimals;
+}
+
 /** Prices are given in credits (per million tokens); shown like every other amount. */
 export function formatCreditsValue(credits: number): string {
   return formatCredits(Math.round(credits * MICROS_PER_CREDIT));
@@ -46,6 +64,21 @@ export function formatDate(iso: string): string {
 
 export function formatDateTime(iso: string): string {
   return dateTimeFormat.format(new Date(iso));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const utcDateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/**
+ * When a key or code stops working. One set as a day is stored as the end of that UTC day
+ * (the next midnight, or its last millisecond) and reads as that day, "Dec 31, 2026, end of
+ * day (UTC)", not as the next day's midnight; any other moment as a date and time.
+ */
+export function formatExpiry(iso: string): string {
+  const atMs = Date.parse(iso);
+  if (iso.endsWith('T23:59:59.999Z')) return `${utcDateFormat.format(atMs)}, end of day (UTC)`;
+  if (iso.endsWith('T00:00:00.000Z')) return `${utcDateFormat.format(atMs - DAY_MS)}, end of day (UTC)`;
+  return formatDateTime(iso);
 }
 
 /** A UTC day (YYYY-MM-DD) as "Nov 22". */

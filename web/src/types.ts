@@ -151,6 +151,8 @@ export interface Model {
   ownedBy: string;
   context: number;
   maxOutput: number;
+  /** Which of chat, responses, completions and embeddings it serves. */
+  endpoints: string[];
   /** Credits per million tokens. */
   price: { inputPerMillion: number; outputPerMillion: number };
 }

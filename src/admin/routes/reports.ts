@@ -58,6 +58,7 @@ const AuditQuery = Type.Object({
 const Audit = Type.Object({ entries: Type.Array(AdminAuditEntry), next_before_id: Nullable(Type.Integer()) });
 const Catalog = Type.Object({
   default_tier: Type.String(),
+  currency: Type.String({ description: 'of price_month: payments.stripe.currency, or usd without payments' }),
   tiers: Type.Array(
     Type.Object({
       name: Type.String(),
@@ -78,6 +79,7 @@ const Catalog = Type.Object({
       max_output: Type.Integer(),
       input_per_mtok_micros: Type.Integer(),
       output_per_mtok_micros: Type.Integer(),
+      endpoints: Type.Array(Type.String(), { description: 'which of chat, responses, completions and embeddings it serves' }),
       tiers: Type.Array(Type.String()),
     }),
   ),
@@ -120,6 +122,7 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
 
   admin.get('/catalog', { schema: { tags: ['catalog'], summary: 'Tiers and models as configured, with prices', response: { 200: Catalog } } }, async () => ({
     default_tier: config.default_tier,
+    currency: config.payments.stripe?.currency ?? 'usd',
     tiers: tiers.list().map((tier) => ({
       name: tier.name,
       rpm: tier.config.rpm,
@@ -137,6 +140,7 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
       max_output: model.maxOutputTokens,
       input_per_mtok_micros: model.inputPerMTokMicros,
       output_per_mtok_micros: model.outputPerMTokMicros,
+      endpoints: [...model.endpoints],
       tiers: tiers
         .list()
         .filter((tier) => tier.allowsModel(model.id))

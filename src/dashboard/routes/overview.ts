@@ -20,6 +20,8 @@ const Models = Type.Object({
       ownedBy: Type.String(),
       context: Type.Integer(),
       maxOutput: Type.Integer(),
+      /** Which of chat, responses, completions and embeddings it serves. */
+      endpoints: Type.Array(Type.String()),
       // credits per million tokens
       price: Type.Object({ inputPerMillion: Type.Number(), outputPerMillion: Type.Number() }),
     }),
@@ -49,6 +51,7 @@ export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardSer
           ownedBy: model.ownedBy,
           context: model.contextTokens,
           maxOutput: model.maxOutputTokens,
+          endpoints: [...model.endpoints],
           price: { inputPerMillion: model.inputPerMTokMicros / MICROS_PER_CREDIT, outputPerMillion: model.outputPerMTokMicros / MICROS_PER_CREDIT },
         })),
     };

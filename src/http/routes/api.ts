@@ -72,9 +72,11 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
       // In shared mode a chat request's request per minute is taken with its admission.
       const deferRequest = services.admission.requestsAtAdmission && request.routeOptions.config.admitsRequest === true;
       const admit = (principal: ApiPrincipal): MaybePromise<void> => {
+        // Refusals from here on reach the request log: the account is known.
         request.principal = principal;
+        assertMayUseApi(principal.account, principal.tier);
         // The key's own controls, from its cached record (auth/key-controls.ts); its
-        // model control waits for the body. Refusals from here on reach the request log.
+        // model control waits for the body.
         const { key } = principal;
         assertKeyNotExpired(key);
         assertKeyAllowsIp(key, request);
@@ -140,13 +142,7 @@ function authorizationOf(request: FastifyRequest): string | undefined {
   return request.headers.authorization;
 }
 
-/** Steps 1–2: the key's account, allowed to use the API under its tier. */
+/** Step 1: the key, its account and the account's tier (step 2, may it use the API, follows). */
 export function authenticateForApi(services: AppServices, authorization: string | undefined): ApiPrincipal | Promise<ApiPrincipal> {
-  return andThen(services.authenticator.authenticate(authorization), (principal) => withTier(services, principal));
-}
-
-function withTier(services: AppServices, { key, account }: Principal): ApiPrincipal {
-  const tier = services.tiers.of(account);
-  assertMayUseApi(account, tier);
-  return { key, account, tier };
+  return andThen(services.authenticator.authenticate(authorization), ({ key, account }) => ({ key, account, tier: services.tiers.of(account) }));
 }

@@ -10,7 +10,7 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDate, formatDateTime, formatNumber, formatPlanName } from '../format';
+import { formatCredits, formatDate, formatDateTime, formatLedgerKind, formatNumber, formatPlanName } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
@@ -87,7 +87,7 @@ export function AdminAccountPage() {
         <div className="card stat">
           <p className="stat-label">Status</p>
           <p className="stat-value" data-testid="status">
-            {account.status}
+            {formatPlanName(account.status)}
           </p>
         </div>
         <div className="card stat">
@@ -164,7 +164,7 @@ export function AdminAccountPage() {
               {ledger.data.entries.map((entry) => (
                 <tr key={entry.id}>
                   <th scope="row" data-label="When">{formatDateTime(entry.created_at)}</th>
-                  <td data-label="Kind">{entry.kind}</td>
+                  <td data-label="Kind">{formatLedgerKind(entry.kind)}</td>
                   <td data-label="Credits" className="num">{formatCredits(entry.amount_micros)}</td>
                   <td data-label="Reason">{entry.reason ?? ''}</td>
                 </tr>

@@ -54,7 +54,7 @@ export function AdminAccountsPage() {
               {page.data.accounts.map((account) => (
                 <tr key={account.id}>
                   <th scope="row" data-label="Email">
-                    <Link to={`/admin/accounts/${account.id}`}>{account.email}</Link>
+                    <Link to={`/admin/accounts/${account.id}`}>{account.email}</Link>{' '}
                     {account.role === 'operator' ? <span className="badge accent">operator</span> : null}
                   </th>
                   <td data-label="Status">

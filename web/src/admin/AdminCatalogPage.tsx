@@ -1,7 +1,7 @@
 // Models and tiers as configured (read only): prices in credits per million tokens, limits.
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatNumber, formatPlanName } from '../format';
+import { formatCredits, formatNumber, formatPlanName, formatPrice } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type Catalog } from './admin-api';
@@ -10,7 +10,7 @@ export function AdminCatalogPage() {
   usePageTitle('Models and tiers');
   const catalog = useApiData<Catalog>(adminPath('/catalog'));
   if (catalog.data === undefined) return <LoadState error={catalog.error} onRetry={catalog.reload} />;
-  const { tiers, models, default_tier: defaultTier } = catalog.data;
+  const { tiers, models, default_tier: defaultTier, currency } = catalog.data;
   return (
     <>
       <PageHeader title="Models and tiers" description="As configured in lmgate.yaml; change them there and restart." />
@@ -41,7 +41,7 @@ export function AdminCatalogPage() {
                 <td data-label="Models">
                   <code>{tier.models.join(', ')}</code>
                 </td>
-                <td data-label="Subscription">{tier.subscription ? `${tier.price_month}/month, ${formatCredits(tier.credits_month_micros)} credits` : 'None'}</td>
+                <td data-label="Subscription">{tier.subscription ? `${formatPrice(tier.price_month, currency)} a month, ${formatCredits(tier.credits_month_micros)} credits` : 'None'}</td>
               </tr>
             ))}
           </tbody>
@@ -55,8 +55,8 @@ export function AdminCatalogPage() {
           <thead>
             <tr>
               <th scope="col">Model</th>
-              <th scope="col" className="num">Input / M tokens</th>
-              <th scope="col" className="num">Output / M tokens</th>
+              <th scope="col" className="num">Input / 1M tokens</th>
+              <th scope="col" className="num">Output / 1M tokens</th>
               <th scope="col" className="num">Context</th>
               <th scope="col">Tiers</th>
             </tr>
@@ -67,8 +67,11 @@ export function AdminCatalogPage() {
                 <th scope="row" data-label="Model">
                   <code>{model.id}</code>
                 </th>
-                <td data-label="Input / M tokens" className="num">{formatCredits(model.input_per_mtok_micros)}</td>
-                <td data-label="Output / M tokens" className="num">{formatCredits(model.output_per_mtok_micros)}</td>
+                <td data-label="Input / 1M tokens" className="num">{formatCredits(model.input_per_mtok_micros)}</td>
+                <td data-label="Output / 1M tokens" className="num">
+                  {/* An embedding model writes no tokens. */}
+                  {model.endpoints.some((endpoint) => endpoint !== 'embeddings') ? formatCredits(model.output_per_mtok_micros) : <span className="muted">—</span>}
+                </td>
                 <td data-label="Context" className="num">{formatNumber(model.context)}</td>
                 <td data-label="Tiers">{model.tiers.map(formatPlanName).join(', ') || 'None'}</td>
               </tr>

@@ -5,7 +5,7 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDate, formatDateTime } from '../format';
+import { formatCredits, formatDate, formatExpiry } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AdminCode } from './admin-api';
@@ -58,7 +58,7 @@ export function AdminCodesPage() {
                     <code>{code.hint ?? code.id}</code>
                   </th>
                   <td data-label="Credits" className="num">{formatCredits(code.amount_micros)}</td>
-                  <td data-label="Expires">{code.expires_at === null ? 'Never' : formatDateTime(code.expires_at)}</td>
+                  <td data-label="Expires">{code.expires_at === null ? 'Never' : formatExpiry(code.expires_at)}</td>
                   <td data-label="Created">{formatDate(code.created_at)}</td>
                   <td data-label="State">
                     {code.redeemed_at !== null ? (

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatDay, formatNumber } from '../format';
+import { creditsColumn, formatCredits, formatDay, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type Deployment, type UsageReport } from './admin-api';
@@ -17,6 +17,9 @@ export function AdminOverviewPage() {
   const usage = useApiData<UsageReport>(adminPath('/usage'));
   const upstreams = useApiData<{ deployments: Deployment[] }>(adminPath('/upstreams'));
   const report = usage.data;
+  const days = report?.days.slice(-DAYS_SHOWN).reverse() ?? [];
+  const spent = creditsColumn(days.map((day) => day.cost_micros));
+  const sold = creditsColumn(days.map((day) => day.credits_sold_micros));
 
   return (
     <>
@@ -62,7 +65,7 @@ export function AdminOverviewPage() {
                 </tr>
               </thead>
               <tbody>
-                {report.days.slice(-DAYS_SHOWN).reverse().map((day) => (
+                {days.map((day) => (
                   <tr key={day.date}>
                     <th scope="row" data-label="Day">
                       {formatDay(day.date)}
@@ -74,10 +77,10 @@ export function AdminOverviewPage() {
                       {formatNumber(day.prompt_tokens + day.completion_tokens)}
                     </td>
                     <td data-label="Credits spent" className="num">
-                      {formatCredits(day.cost_micros)}
+                      {spent(day.cost_micros)}
                     </td>
                     <td data-label="Credits sold" className="num">
-                      {formatCredits(day.credits_sold_micros)}
+                      {sold(day.credits_sold_micros)}
                     </td>
                   </tr>
                 ))}

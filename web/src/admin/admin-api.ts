@@ -107,6 +107,7 @@ export interface Deployment {
 
 export interface Catalog {
   default_tier: string;
+  currency: string;
   tiers: {
     name: string;
     rpm: number;
@@ -124,6 +125,7 @@ export interface Catalog {
     max_output: number;
     input_per_mtok_micros: number;
     output_per_mtok_micros: number;
+    endpoints: string[];
     tiers: string[];
   }[];
 }

@@ -31,6 +31,9 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
   const shownPath = useRef(pathname + hash);
   const [signingOut, setSigningOut] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
+  // An operator moves between the dashboard and the console: beside the account on a wide
+  // screen, and at the end of the menu on a phone, where the bar has no room for it.
+  const other = account?.role !== 'operator' ? null : home === '/' ? { to: '/admin', label: 'Console' } : { to: '/', label: 'Dashboard' };
 
   useEffect(() => {
     setMenuOpen(false);
@@ -96,12 +99,17 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
                   </NavLink>
                 </li>
               ))}
+              {other ? (
+                <li className="nav-other">
+                  <Link to={other.to}>{other.label}</Link>
+                </li>
+              ) : null}
             </ul>
           </nav>
           <div className="account-menu">
-            {account?.role === 'operator' ? (
-              <Link to={home === '/' ? '/admin' : '/'} className="button ghost small">
-                {home === '/' ? 'Console' : 'Dashboard'}
+            {other ? (
+              <Link to={other.to} className="button ghost small account-other">
+                {other.label}
               </Link>
             ) : null}
             <span className="account-email" title={account?.email}>

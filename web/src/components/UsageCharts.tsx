@@ -2,7 +2,8 @@
 // and one stacked chart splitting a measure by model or by key.
 import { useId, useState, type ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatCompact, formatCredits, formatDay, formatNumber } from '../format';
+import { niceTicks } from '../chart-ticks';
+import { creditsColumn, formatCompact, formatCredits, formatDay, formatNumber } from '../format';
 import type { Usage, UsageByKey, UsageDay, UsageTotals } from '../types';
 
 const CHART_HEIGHT = 240;
@@ -21,7 +22,7 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
         <BarChart responsive width="100%" height={CHART_HEIGHT} data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke="#eceef2" />
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
-          <YAxis tickFormatter={formatCompact} {...axisProps} width={44} allowDecimals={false} />
+          <YAxis {...countAxis(days.map((day) => day.requests))} {...axisProps} width={44} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => formatNumber(Number(value))} />
           <Bar dataKey="requests" name="Requests" fill={SERIES_COLORS[0]} radius={[3, 3, 0, 0]} isAnimationActive={animate} />
         </BarChart>
@@ -30,7 +31,7 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
         <BarChart responsive width="100%" height={CHART_HEIGHT} data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke="#eceef2" />
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
-          <YAxis tickFormatter={formatCompact} {...axisProps} width={44} allowDecimals={false} />
+          <YAxis {...countAxis(days.map((day) => day.promptTokens + day.completionTokens))} {...axisProps} width={44} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => formatNumber(Number(value))} />
           <Legend iconType="circle" iconSize={8} itemSorter={null} />
           <Bar dataKey="promptTokens" name="Prompt" stackId="tokens" fill={SERIES_COLORS[0]} isAnimationActive={animate} />
@@ -41,7 +42,7 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
         <BarChart responsive width="100%" height={CHART_HEIGHT} data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke="#eceef2" />
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
-          <YAxis tickFormatter={(micros: number) => formatCredits(micros)} {...axisProps} width={72} allowDecimals={false} domain={CREDITS_DOMAIN} />
+          <YAxis {...creditsAxis(days.map((day) => day.costMicros))} {...axisProps} width={72} />
           <Tooltip labelFormatter={dayLabel} formatter={(value) => `${formatCredits(Number(value))} credits`} />
           <Bar dataKey="costMicros" name="Credits" fill={SERIES_COLORS[2]} radius={[3, 3, 0, 0]} isAnimationActive={animate} />
         </BarChart>
@@ -50,19 +51,23 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
   );
 }
 
-type Grouping = 'model' | 'key';
-/**
- * The credits axis ends at a round amount above the highest bar; when everything in the
- * range was free, at 0.01: with nothing to scale to it would count micro-credits
- * (0.000001, 0.000002, ...). Values are integer micros.
- */
-const CREDITS_DOMAIN: [number, (dataMax: number) => number] = [0, (dataMax) => (dataMax > 0 ? roundUp(dataMax) : 10_000)];
-
-/** 108 → 200, 4_720_000 → 5_000_000: the next multiple of the value's leading power of ten. */
-function roundUp(value: number): number {
-  const unit = 10 ** Math.floor(Math.log10(value));
-  return Math.ceil(value / unit) * unit;
+/** A value axis of counts (requests, tokens) at round steps, up to a few thousand as 1K. */
+function countAxis(values: number[]) {
+  const ticks = niceTicks(Math.max(0, ...values), 4);
+  return { ticks, domain: [0, ticks.at(-1)!], tickFormatter: formatCompact };
 }
+
+/**
+ * A value axis of credits (integer micros) at round steps, every tick with the same
+ * decimals. When everything in the range was free it ends at 0.01: with nothing to scale
+ * to it would count micro-credits (0.000001, 0.000002, ...).
+ */
+function creditsAxis(values: number[]) {
+  const ticks = niceTicks(Math.max(0, ...values), 10_000);
+  return { ticks, domain: [0, ticks.at(-1)!], tickFormatter: creditsColumn(ticks) };
+}
+
+type Grouping = 'model' | 'key';
 
 type Measure = 'requests' | 'tokens' | 'costMicros';
 const MEASURES: Record<Measure, { label: string; of(row: UsageTotals): number; format(value: number): string }> = {
@@ -150,13 +155,7 @@ export function UsageBreakdown({ usage }: { usage: Usage }) {
             <BarChart responsive width="100%" height={CHART_HEIGHT} data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid vertical={false} stroke="#eceef2" />
               <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} minTickGap={24} />
-              <YAxis
-                tickFormatter={measure === 'costMicros' ? (micros: number) => formatCredits(micros) : formatCompact}
-                {...axisProps}
-                width={measure === 'costMicros' ? 72 : 44}
-                allowDecimals={false}
-                domain={measure === 'costMicros' ? CREDITS_DOMAIN : undefined}
-              />
+              <YAxis {...(measure === 'costMicros' ? creditsAxis : countAxis)(dayTotals(rows))} {...axisProps} width={measure === 'costMicros' ? 72 : 44} />
               <Tooltip labelFormatter={dayLabel} formatter={(value) => format(Number(value))} />
               <Legend iconType="circle" iconSize={8} itemSorter={null} />
               {series.map((item) => (
@@ -194,6 +193,11 @@ export function UsageBreakdown({ usage }: { usage: Usage }) {
       )}
     </section>
   );
+}
+
+/** Each day's stacked height: the sum of its series. */
+function dayTotals(rows: Split['rows']): number[] {
+  return rows.map((row) => Object.values(row).reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0));
 }
 
 function ChartCard({ title, wide = false, children }: { title: string; wide?: boolean; children: ReactNode }) {

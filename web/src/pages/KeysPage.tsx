@@ -9,7 +9,7 @@ import { LeakedKeysNotice } from '../components/LeakedKeysNotice';
 import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatDate, formatDateTime, formatNumber } from '../format';
+import { formatCredits, formatDate, formatDateTime, formatExpiry, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import type { ApiKey } from '../types';
 import { useApiData } from '../use-api-data';
@@ -164,7 +164,7 @@ function KeyTable({ keys, onEdit, onRevoke }: { keys: ApiKey[]; onEdit(key: ApiK
 /** A key's limits in a few words, or "None". */
 function KeyLimits({ apiKey }: { apiKey: ApiKey }) {
   const limits = [
-    apiKey.expiresAt === null ? null : `${apiKey.expired ? 'Expired' : 'Expires'} ${formatDateTime(apiKey.expiresAt)}`,
+    apiKey.expiresAt === null ? null : `${apiKey.expired ? 'Expired' : 'Expires'} ${formatExpiry(apiKey.expiresAt)}`,
     apiKey.allowedModels === null ? null : `Models: ${apiKey.allowedModels.join(', ')}`,
     apiKey.allowedIps === null ? null : `Addresses: ${apiKey.allowedIps.join(', ')}`,
     apiKey.rpm === null ? null : `${formatNumber(apiKey.rpm)} requests/min`,

@@ -39,26 +39,30 @@ export function ModelsPage() {
               </tr>
             </thead>
             <tbody>
-              {models.data.models.map((model) => (
-                <tr key={model.id}>
-                  <th scope="row" data-label="Model">
-                    <code className="model-id">{model.id}</code>
-                    {model.description ? <span className="model-description">{model.description}</span> : null}
-                  </th>
-                  <td data-label="Input / 1M tokens" className="num">
-                    {formatCreditsValue(model.price.inputPerMillion)}
-                  </td>
-                  <td data-label="Output / 1M tokens" className="num">
-                    {formatCreditsValue(model.price.outputPerMillion)}
-                  </td>
-                  <td data-label="Context" className="num">
-                    {formatNumber(model.context)} tokens
-                  </td>
-                  <td data-label="Max output" className="num">
-                    {formatNumber(model.maxOutput)} tokens
-                  </td>
-                </tr>
-              ))}
+              {models.data.models.map((model) => {
+                // An embedding model writes no tokens: it has no output price or limit.
+                const writes = model.endpoints.some((endpoint) => endpoint !== 'embeddings');
+                return (
+                  <tr key={model.id}>
+                    <th scope="row" data-label="Model">
+                      <code className="model-id">{model.id}</code>
+                      {model.description ? <span className="model-description">{model.description}</span> : null}
+                    </th>
+                    <td data-label="Input / 1M tokens" className="num">
+                      {formatCreditsValue(model.price.inputPerMillion)}
+                    </td>
+                    <td data-label="Output / 1M tokens" className="num">
+                      {writes ? formatCreditsValue(model.price.outputPerMillion) : <span className="muted">—</span>}
+                    </td>
+                    <td data-label="Context" className="num">
+                      {formatNumber(model.context)} tokens
+                    </td>
+                    <td data-label="Max output" className="num">
+                      {writes ? `${formatNumber(model.maxOutput)} tokens` : <span className="muted">—</span>}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

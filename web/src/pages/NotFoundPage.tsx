@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { PageHeader } from '../components/PageHeader';
 import { usePageTitle } from '../page-title';
 
-/** Only reached by a link inside the app: the server answers unknown paths with its own 404. */
+/** An address outside the app: the server answers a browser with the app and status 404, and this shows. */
 export function NotFoundPage() {
   usePageTitle('Page not found');
   return (

@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { Link } from 'react-router';
 import { CodeBlock } from '../components/CodeBlock';
 import { CopyButton } from '../components/CopyButton';
@@ -87,7 +88,15 @@ function QuickStart({ baseUrls, model }: { baseUrls: string[]; model: string }) 
       <ul className="base-urls">
         {baseUrls.map((url) => (
           <li key={url}>
-            <code>{url}</code>
+            <code>
+              {/* A narrow screen wraps the address after a slash rather than inside a word. */}
+              {url.split(/(?<=\/)/).map((part, index) => (
+                <Fragment key={index}>
+                  {part}
+                  <wbr />
+                </Fragment>
+              ))}
+            </code>
             <CopyButton text={url} what={`base URL ${url}`} />
           </li>
         ))}

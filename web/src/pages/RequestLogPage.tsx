@@ -6,7 +6,7 @@ import { useSearchParams } from 'react-router';
 import { api } from '../api';
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatDateTime, formatNumber, formatRefusalReason } from '../format';
+import { creditsColumn, formatDateTime, formatNumber, formatRefusalReason } from '../format';
 import { usePageTitle } from '../page-title';
 import type { ApiKey, RequestLog, RequestLogEntry } from '../types';
 import { useApiData } from '../use-api-data';
@@ -44,6 +44,7 @@ export function RequestLogPage() {
   const data = first.data;
   const requests = data === undefined ? [] : [...data.requests, ...(more?.requests ?? [])];
   const next = more === null ? data?.next : more.next;
+  const cost = creditsColumn(requests.filter((entry) => !entry.refused).map((entry) => entry.costMicros));
   return (
     <>
       <PageHeader
@@ -95,7 +96,7 @@ export function RequestLogPage() {
                 <th scope="col">Model</th>
                 <th scope="col">Status</th>
                 <th scope="col" className="num">
-                  Tokens
+                  Tokens in / out
                 </th>
                 <th scope="col" className="num">
                   Cost
@@ -108,16 +109,16 @@ export function RequestLogPage() {
                 <tr key={entry.id}>
                   <td data-label="Time">{formatDateTime(entry.at)}</td>
                   <td data-label="Key">{entry.keyName}</td>
-                  <td data-label="Model">{entry.model ?? <span className="muted">—</span>}</td>
+                  <td data-label="Model">{entry.model === null ? <span className="muted">—</span> : <code>{entry.model}</code>}</td>
                   <td data-label="Status">
                     <span className={`badge ${entry.status < 400 ? 'success' : 'danger'}`}>{entry.status}</span>{' '}
                     {entry.reason === null ? null : <span>{formatRefusalReason(entry.reason)}</span>}
                   </td>
-                  <td data-label="Tokens" className="num">
+                  <td data-label="Tokens in / out" className="num">
                     {entry.refused ? '—' : `${formatNumber(entry.promptTokens)} / ${formatNumber(entry.completionTokens)}`}
                   </td>
                   <td data-label="Cost" className="num">
-                    {entry.refused ? '—' : formatCredits(entry.costMicros)}
+                    {entry.refused ? '—' : cost(entry.costMicros)}
                   </td>
                   <td data-label="Request ID">
                     <code>{entry.requestId}</code>

@@ -5,7 +5,7 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { UsageBreakdown, UsageCharts } from '../components/UsageCharts';
-import { formatCredits, formatDateTime, formatNumber } from '../format';
+import { creditsColumn, formatCredits, formatDateTime, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import type { Usage, UsageRecord } from '../types';
 import { daysIn, isDay, lastDays, PRESET_DAYS, rangeProblem, todayUtc, type DayRange } from '../usage-range';
@@ -130,6 +130,7 @@ function Stat({ label, value }: { label: string; value: string }) {
 }
 
 function RecentRequests({ records, days }: { records: UsageRecord[]; days: number }) {
+  const credits = creditsColumn(records.map((record) => record.costMicros));
   return (
     <section className="card flush" aria-labelledby="recent-title">
       <div className="card-head">
@@ -179,7 +180,7 @@ function RecentRequests({ records, days }: { records: UsageRecord[]; days: numbe
                   {formatNumber(record.completionTokens)}
                 </td>
                 <td data-label="Credits" className="num">
-                  {formatCredits(record.costMicros)}
+                  {credits(record.costMicros)}
                 </td>
                 <td data-label="Latency" className="num">
                   {formatNumber(record.latencyMs)} ms
