@@ -137,7 +137,7 @@ return replies
  *       [, key limit, key window]
  * Replies {'ok', rpm remaining, rpm reset, balance (stored − pending)} or a refusal:
  * {'load'} (no mirror yet), {'concurrency'}, {'rpm'|'tpm', limit, remaining, reset, retry after},
- * {'credits', available}; with `forKey` also {'keyload'} (no count of the key's spend yet)
+ * {'credits', available, balance}; with `forKey` also {'keyload'} (no count of the key's spend yet)
  * and {'keycredits', available of the key's limit, what is left of it before holds}.
  */
 function admit(forKey: boolean): string {
@@ -161,7 +161,7 @@ local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
 local balance = tonumber(state[1]) - tonumber(state[2] or '0')
 local available = balance - tonumber(state[3] or '0')
 -- Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
-if available <= 0 or available < worst then return {'credits', math.max(0, available)} end
+if available <= 0 or available < worst then return {'credits', math.max(0, available), balance} end
 ${
   forKey
     ? `local key_spend, key_leases, key_amounts = KEYS[7], KEYS[8], KEYS[9]

@@ -10,14 +10,16 @@ import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import { isoNow } from '../store/clock.js';
 import type { KeyCreditLimit } from '../store/store.js';
-import { KeyCreditRefusal, type SharedReservation, type SharedState } from './shared-state.js';
+import { AccountCreditRefusal, KeyCreditRefusal, type SharedReservation, type SharedState } from './shared-state.js';
 import type { UsageStreamWriter } from './usage-stream-writer.js';
 
 export class SharedAdmission implements Admission {
   readonly requestsAtAdmission = true;
   /**
-   * Accounts whose last admission found nothing available, until their balance changes:
-   * they get their 402 before any counting without a round trip.
+   * Accounts whose last admission found their balance spent, until it changes: they get
+   * their 402 before any counting without a round trip. Not an account whose credits are
+   * only held: its running requests settle for less than they hold, and no change event
+   * follows a settlement.
    */
   readonly exhausted = new Set<string>();
   /**
@@ -134,7 +136,7 @@ class SharedPass implements Pass {
     } catch (err) {
       if (err instanceof KeyCreditRefusal) {
         if (err.spent) this.admission.keysExhausted.set(key!.limit, creditWindowOf(key!.limit.period, isoNow()));
-      } else if (err instanceof InsufficientCreditsError && err.availableMicros <= 0) this.admission.exhausted.add(this.accountId);
+      } else if (err instanceof AccountCreditRefusal && err.spent) this.admission.exhausted.add(this.accountId);
       throw err;
     }
     const { leaseId: id, accountId, amountMicros, requests } = this.reservation;

@@ -48,6 +48,20 @@ export interface AdmitInput {
   key?: LimitedKey;
 }
 
+/**
+ * The account's credits refused the request; `spent`: its balance is gone, not only held by
+ * running requests, so nothing but a credit to it (a balance change) lets another in.
+ */
+export class AccountCreditRefusal extends InsufficientCreditsError {
+  constructor(
+    neededMicros: number,
+    availableMicros: number,
+    readonly spent: boolean,
+  ) {
+    super(neededMicros, availableMicros);
+  }
+}
+
 /** A key's credit limit refused the request; `spent`: nothing is left of it even once running requests settle. */
 export class KeyCreditRefusal extends InsufficientCreditsError {
   constructor(
@@ -196,7 +210,7 @@ export class SharedState {
         settled: false,
       };
     }
-    if (outcome === 'credits') throw new InsufficientCreditsError(input.worstCaseMicros, a);
+    if (outcome === 'credits') throw new AccountCreditRefusal(input.worstCaseMicros, a, b <= 0);
     if (outcome === 'keycredits') throw new KeyCreditRefusal(input.worstCaseMicros, a, b <= 0);
     if (outcome === 'concurrency') {
       throw new RateLimitedError({ limit: config.concurrency, remaining: 0, resetAtUnixSec: Math.ceil(Date.now() / 1000) + 1 }, 1);

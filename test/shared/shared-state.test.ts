@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
 import type { LimitedKey } from '../../src/billing/key-credit.js';
+import { SharedAdmission } from '../../src/shared/shared-admission.js';
 import { KeyCreditRefusal, SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
 import { newTimeOrderedId } from '../../src/ids.js';
@@ -115,6 +116,35 @@ describe('credits across instances', () => {
     const admission = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true });
     await states[1]!.settle(admission, tier(), 0, record(accountId, 0));
     expect(await states[2]!.snapshot(accountId)).toEqual({ balanceMicros: 10_000, reservedMicros: 0 });
+  });
+
+  it('refuses an account whose credits running requests hold, and lets it in once they settle for less', async () => {
+    const admission = new SharedAdmission(states[0]!, writers[0]!, () => undefined);
+    const accountId = await newAccount(10_000);
+    const holder = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true });
+    const held = admission.open({ accountId, tier: tier() });
+    held.requireCredit();
+    await expect(held.admit({ promptTokens: 1, worstCaseMicros: 1 })).rejects.toBeInstanceOf(InsufficientCreditsError);
+    // Settled for less than it held, with no balance change announced: credit is left.
+    await states[1]!.settle(holder, tier(), 0, record(accountId, 4_000));
+    const next = admission.open({ accountId, tier: tier() });
+    next.requireCredit();
+    const admitted = await next.admit({ promptTokens: 1, worstCaseMicros: 6_000 });
+    expect(admitted.reservation.amountMicros).toBe(6_000);
+    next.refuse();
+  });
+
+  it('refuses an account whose balance is spent before any round trip, until its balance changes', async () => {
+    const admission = new SharedAdmission(states[0]!, writers[0]!, () => undefined);
+    const accountId = await newAccount(1_000);
+    const spender = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1_000, takeRequest: true });
+    await states[1]!.settle(spender, tier(), 0, record(accountId, 1_000));
+    await expect(admission.open({ accountId, tier: tier() }).admit({ promptTokens: 1, worstCaseMicros: 1 })).rejects.toBeInstanceOf(InsufficientCreditsError);
+    expect(() => admission.open({ accountId, tier: tier() }).requireCredit()).toThrow(InsufficientCreditsError);
+    await flushAll();
+    await stores[0]!.appendLedgerEntry({ accountId, kind: 'grant', amountMicros: 5_000, reason: 'top-up' });
+    await admission.balanceChanged(accountId);
+    expect(() => admission.open({ accountId, tier: tier() }).requireCredit()).not.toThrow();
   });
 
   it('keeps the leases of a live instance past their first expiry', async () => {
