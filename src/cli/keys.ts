@@ -102,10 +102,15 @@ function creditLimitOf(text: string | null | undefined): Pick<ControlsInput, 'cr
   return { creditLimitMicros: parseCreditAmount(amount.trim(), '--credit-limit', { signed: false }), ...(period === undefined ? {} : { creditLimitPeriod: period }) };
 }
 
-/** As text, the expiry as `--expires` was written (`end of 2026-12-31 UTC`); JSON has the instant too. */
+/**
+ * As text, the expiry as `--expires` was written (`end of 2026-12-31 UTC`) and the credit
+ * limit in words; JSON has the instant and the limit's parts too.
+ */
 function printKey(io: CliIo, json: boolean, key: ApiKeyRecord): void {
-  const { expires_at, ...text } = keyView(key);
-  printRecord(io, json, json ? { ...text, expires_at } : text);
+  const view = keyView(key);
+  if (json) return printRecord(io, true, view);
+  const { expires_at: _instant, credit_limit_micros: _micros, credit_limit_period: _period, ...text } = view;
+  printRecord(io, false, text);
 }
 
 function keyView(key: ApiKeyRecord): Record<string, unknown> {
