@@ -321,17 +321,19 @@ describe('streaming', () => {
     expect(sink.chunks.every((chunk) => chunk.model === MODEL_ID && !('usage' in chunk))).toBe(true);
   });
 
-  it('without usage from the upstream, counts every token of a stream longer than what it holds back', async () => {
-    // 1.5 MB of text: past the bound on events held for counting, so some are counted early.
-    const pieces = Array.from({ length: 500 }, (_, i) => ` chunk ${i}: ${'lorem ipsum dolor sit amet '.repeat(110)}`);
-    const fake = await upstream({ pieces, noUsage: true });
-    const backend = backendFor([deployment(fake.url)]);
-    const sink = collectingSink();
+  it('without usage from the upstream, counts every token of a long stream: escapes decoded, each choice apart', async () => {
+    // 1.5 MB of text in 500 chunks (kept as text, joined as it grows), with what JSON escapes.
+    const pieces = Array.from({ length: 500 }, (_, i) => ` chunk ${i}: "quoted"\n\\ \t é 😀 ${'lorem ipsum dolor sit amet '.repeat(110)}`);
+    for (const choices of [1, 2]) {
+      const fake = await upstream({ pieces, noUsage: true, choices });
+      const backend = backendFor([deployment(fake.url)]);
+      const sink = collectingSink();
 
-    const result = await backend.stream(call({ stream: true }), sink);
+      const result = await backend.stream(call({ stream: true }), sink);
 
-    expect(sink.content()).toBe(pieces.join(''));
-    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(pieces.join('')) });
+      if (choices === 1) expect(sink.content()).toBe(pieces.join(''));
+      expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: choices * countTextTokens(pieces.join('')) });
+    }
   });
 
   it('reads events cut mid-line across reads, with CRLF line endings and multi-byte characters', async () => {

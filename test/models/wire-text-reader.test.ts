@@ -4,7 +4,7 @@
 // (undefined: the caller parses), but whatever it answers must be what parsing gives for
 // the text's only member of that name, wherever it is (see wire.ts).
 import { describe, expect, it } from 'vitest';
-import { ModelRenamer, plainCompletion, textFinishReason, textIndexIsZero, textUsage } from '../../src/models/upstream/wire.js';
+import { ModelRenamer, plainCompletion, textFinishReason, textIndexIsZero, textStringMember, textUsage } from '../../src/models/upstream/wire.js';
 
 const BODIES = 20_000;
 
@@ -19,8 +19,8 @@ function random(seed: number): () => number {
   };
 }
 
-const KEY_NAMES = ['usage', 'finish_reason', 'index', 'model', 'prompt_tokens', 'completion_tokens', 'native_finish_reason', 'error', 'x'];
-const TEXTS = ['hi', 'usage"', '"usage":{"prompt_tokens":1}', 'finish_reason":"stop', '\\', 'model":"m"', 'é ☃ 😀', '', 'index":0'];
+const KEY_NAMES = ['usage', 'finish_reason', 'index', 'model', 'prompt_tokens', 'completion_tokens', 'native_finish_reason', 'error', 'content', 'delta', 'x'];
+const TEXTS = ['hi', 'usage"', '"usage":{"prompt_tokens":1}', 'finish_reason":"stop', '\\', 'model":"m"', 'é ☃ 😀', '', 'index":0', 'say "content":"x"\\', 'a\n\tb\\"', '\\\\"'];
 
 function generator(next: () => number) {
   const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -113,7 +113,7 @@ describe('the text readers of wire.ts against JSON.parse', () => {
 
   it(`answer what parsing gives, or decline, on ${BODIES} generated bodies`, () => {
     const { body, text } = generator(random(20_261_125));
-    let answered = { usage: 0, finishReason: 0, index: 0, rename: 0 };
+    const answered = { usage: 0, finishReason: 0, index: 0, rename: 0, member: 0 };
     for (let i = 0; i < BODIES; i++) {
       const object = body();
       const json = text(object);
@@ -137,6 +137,15 @@ describe('the text readers of wire.ts against JSON.parse', () => {
         answered.index++;
         expect(truth.indexes.every((index) => index === 0), where).toBe(true);
       }
+      for (const key of ['content', 'delta']) {
+        const member = textStringMember(json, `${key}"`);
+        if (member !== undefined) {
+          answered.member++;
+          const values = membersNamed(parsed, key);
+          expect(values.length, where).toBeLessThanOrEqual(1);
+          expect(member, where).toBe(values[0] === undefined || values[0] === null ? '' : values[0]);
+        }
+      }
       const completion = plainCompletion(json);
       if (completion !== undefined) {
         expect(completion.usage, where).toEqual(truth.usage);
@@ -155,6 +164,6 @@ describe('the text readers of wire.ts against JSON.parse', () => {
     expect(answered.finishReason).toBeGreaterThan(BODIES / 4);
     expect(answered.index).toBeGreaterThan(BODIES / 4);
     expect(answered.rename).toBeGreaterThan(BODIES / 4);
-    answered = { usage: 0, finishReason: 0, index: 0, rename: 0 };
+    expect(answered.member).toBeGreaterThan(BODIES / 4);
   });
 });

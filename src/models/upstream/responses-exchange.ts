@@ -11,8 +11,8 @@ import type { NamedEventSink, ResponsesCall, StreamResult } from '../backend.js'
 import { countTextTokens } from '../tokens.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
-import { HeldEvents } from './held-events.js';
-import { isPlainObject, isRecord, upstreamRequestText } from './wire.js';
+import { DeliveredText } from './delivered-text.js';
+import { isPlainObject, isRecord, parsedOrNull, textStringMember, upstreamRequestText } from './wire.js';
 
 /** How OpenAI's events begin: the type read off the text, without parsing a delta. */
 const TYPE_PREFIX = '{"type":"';
@@ -52,11 +52,8 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
   private isDone = false;
   private reportedUsage: Usage | null = null;
   private finishReason: string | null = null;
-  private deliveredText = '';
-  /** Delta events relayed but not yet read for their text: only read if no usage comes. */
-  private readonly uncounted = new HeldEvents((event) => {
-    if (typeof event.delta === 'string') this.deliveredText += event.delta;
-  });
+  /** The deltas' text, counted only if the upstream reports no usage. */
+  private readonly delivered = new DeliveredText();
 
   constructor(
     call: ResponsesCall,
@@ -84,7 +81,8 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
         if (FINAL_RESPONSE_EVENTS.has(type)) this.noteEnd(response);
       }
     } else if (this.reportedUsage === null) {
-      this.uncounted.hold(data);
+      const delta = textStringMember(data, 'delta"') ?? parsedOrNull(data)?.delta;
+      if (typeof delta === 'string') this.delivered.add(delta);
     }
     if (this.sentEvents === 0 && OPENING_EVENTS.has(type)) {
       this.held.push([type, text]);
@@ -133,13 +131,12 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
     this.isDone = true;
     this.finishReason = finishReasonOfResponse(response);
     this.reportedUsage = usageOfResponse(response.usage);
-    if (this.reportedUsage !== null) this.uncounted.drop();
+    if (this.reportedUsage !== null) this.delivered.drop();
   }
 
   private usage(): Usage {
     if (this.reportedUsage !== null) return this.reportedUsage;
-    this.uncounted.readAll();
-    return { promptTokens: this.call.promptTokens, completionTokens: countTextTokens(this.deliveredText) };
+    return { promptTokens: this.call.promptTokens, completionTokens: this.delivered.tokens() };
   }
 }
 

@@ -2,10 +2,9 @@
 // usage kept for the bill and shown only to a client that asked for it.
 import type { Usage } from '../../billing/usage.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
-import { countTextTokens } from '../tokens.js';
 import { AttemptFailure } from '../../errors.js';
-import { HeldEvents } from './held-events.js';
-import { isPlainObject, isRecord, ModelRenamer, parsedOrNull, textFinishReason, textIndexIsZero, textOfMessage, textUsage, textWithUsageCost, usageOf } from './wire.js';
+import { DeliveredText } from './delivered-text.js';
+import { isPlainObject, isRecord, ModelRenamer, parsedOrNull, textFinishReason, textIndexIsZero, textOfMessage, textStringMember, textUsage, textWithUsageCost, usageOf } from './wire.js';
 import { usageBody } from '../openai-body.js';
 import { formatCredits, microsToCredits } from '../../billing/money.js';
 
@@ -13,10 +12,8 @@ import { formatCredits, microsToCredits } from '../../billing/money.js';
 const NULL_USAGE = ',"usage":null';
 
 export class StreamRelay {
-  /** Generated text per choice index, for an upstream that reports no usage. */
-  private readonly texts = new Map<number, string>();
-  /** Events relayed but not yet read for their text: only counted if no usage comes. */
-  private readonly uncounted = new HeldEvents((chunk) => this.noteTexts(chunk));
+  /** Generated text per choice index, counted only if the upstream reports no usage. */
+  private readonly texts = new Map<number, DeliveredText>();
   private readonly renamer: ModelRenamer;
   private upstreamUsage: Usage | null = null;
   private finishReason: string | null = null;
@@ -50,7 +47,6 @@ export class StreamRelay {
     if (text === undefined) text = this.parsedChunk(data);
     if (text === null) return false;
     this.lastEvent = data;
-    if (this.upstreamUsage === null) this.uncounted.hold(data);
     this.sentChunks++;
     return !this.sink.send(text);
   }
@@ -112,6 +108,7 @@ export class StreamRelay {
     const renamed = this.renamer.renameText(text);
     if (renamed === undefined) return undefined;
     if (usage !== null) this.noteUsage(usage);
+    else if (this.upstreamUsage === null) this.notePlainText(data);
     if (finishReason !== null) this.noteFinishReason(finishReason, 0);
     return renamed;
   }
@@ -131,6 +128,7 @@ export class StreamRelay {
     }
     const usage = usageOf(chunk.usage);
     if (usage !== null) this.noteUsage(usage);
+    else if (this.upstreamUsage === null) this.noteTexts(chunk);
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
     for (const choice of choices) this.noteFinish(choice);
     let text = data;
@@ -147,10 +145,10 @@ export class StreamRelay {
     return this.renamer.rename(text, chunk);
   }
 
-  /** The upstream's count it is: nothing held needs counting. */
+  /** The upstream's count it is: nothing kept needs counting. */
   private noteUsage(usage: Usage): void {
     this.upstreamUsage = usage;
-    this.uncounted.drop();
+    this.texts.clear();
   }
 
   private noteFinish(choice: unknown): void {
@@ -166,10 +164,21 @@ export class StreamRelay {
 
   private usage(): Usage {
     if (this.upstreamUsage !== null) return this.upstreamUsage;
-    this.uncounted.readAll();
     let completionTokens = 0;
-    for (const text of this.texts.values()) completionTokens += countTextTokens(text);
+    for (const text of this.texts.values()) completionTokens += text.tokens();
     return { promptTokens: this.call.promptTokens, completionTokens };
+  }
+
+  /**
+   * The generated text of a chunk relayed unparsed: its one `content`, read off the text
+   * when the chunk is the first choice's and carries no other kind of text; else parsed.
+   */
+  private notePlainText(data: string): void {
+    const hasOtherText = data.includes('refusal"') || data.includes('reasoning') || data.includes('tool_calls"') || data.includes('function_call"');
+    const content = hasOtherText || !textIndexIsZero(data) ? undefined : textStringMember(data, 'content"');
+    if (content !== undefined) return this.textOf(0).add(content);
+    const chunk = parsedOrNull(data);
+    if (chunk !== null) this.noteTexts(chunk);
   }
 
   /** The generated text of a chunk's choices, by choice. */
@@ -177,11 +186,14 @@ export class StreamRelay {
     if (!Array.isArray(chunk.choices)) return;
     for (const choice of chunk.choices) {
       if (!isRecord(choice) || !isRecord(choice.delta)) continue;
-      const text = textOfMessage(choice.delta);
-      if (text.length === 0) continue;
-      const index = typeof choice.index === 'number' ? choice.index : 0;
-      this.texts.set(index, (this.texts.get(index) ?? '') + text);
+      this.textOf(typeof choice.index === 'number' ? choice.index : 0).add(textOfMessage(choice.delta));
     }
+  }
+
+  private textOf(index: number): DeliveredText {
+    let text = this.texts.get(index);
+    if (text === undefined) this.texts.set(index, (text = new DeliveredText()));
+    return text;
   }
 }
 

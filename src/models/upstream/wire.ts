@@ -122,6 +122,38 @@ export function textIndexIsZero(text: string): boolean {
 }
 
 /**
+ * The one member named `key` (without its opening quote: `content"`) as a string: '' when
+ * absent or null, its value when it is a string; undefined (the caller parses) otherwise.
+ * A value with escapes is decoded by JSON.parse on that string alone.
+ */
+export function textStringMember(text: string, key: string): string | undefined {
+  if (hasUnicodeEscape(text)) return undefined;
+  if (!text.includes(key)) return '';
+  const at = onlyKey(text, key);
+  if (at === -1) return undefined;
+  const valueAt = at + key.length;
+  if (text.startsWith(':null', valueAt)) return '';
+  if (!text.startsWith(':"', valueAt)) return undefined;
+  const start = valueAt + 2;
+  // The closing quote is the first one not escaped: preceded by an even run of backslashes.
+  let end = text.indexOf('"', start);
+  while (end !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) break;
+    end = text.indexOf('"', end + 1);
+  }
+  if (end === -1) return undefined;
+  const value = text.slice(start, end);
+  if (!value.includes('\\')) return value;
+  try {
+    return JSON.parse(`"${value}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The text with lmgate's `"cost":<credits>` first in its one compact `usage` object. Undefined
  * (the caller parses) when its usage cannot be read off the text, or when the text already
  * names a cost (an upstream's own, OpenRouter's in dollars, is replaced by lmgate's).
