@@ -5,7 +5,8 @@
 // ratio of their CPU per request, round by round and as a median.
 //   BENCH_ROUNDS (5), BENCH_DURATION_SEC (5), BENCH_WARMUP_SEC (5), BENCH_CONNECTIONS (32),
 //   BENCH_CANDIDATE (this checkout) to measure another, BENCH_PATHS (all) a comma list of
-//   path names to keep (echo, upstream, streaming).
+//   path names to keep (echo, upstream, streaming), BENCH_NODE_ARGS_BASELINE and
+//   BENCH_NODE_ARGS_CURRENT node flags for each (e.g. one checkout with and without a V8 flag).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
 const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const NODE_ARGS: Record<string, string[]> = {
+  baseline: process.env.BENCH_NODE_ARGS_BASELINE?.split(' ').filter(Boolean) ?? [],
+  current: process.env.BENCH_NODE_ARGS_CURRENT?.split(' ').filter(Boolean) ?? [],
+};
 const MESSAGES = [{ role: 'user', content: 'Hello there! Please repeat this sentence back to me, word for word.' }];
 
 const PATHS = [
@@ -46,7 +51,7 @@ async function main(): Promise<void> {
       dirs.push(dataDir);
       const env = writeConfig(dataDir, mock.url);
       const secret = createKey(env, dir);
-      const server = await startServer([join(dir, 'bin/lmgate.js'), 'serve'], env);
+      const server = await startServer([...NODE_ARGS[name]!, join(dir, 'bin/lmgate.js'), 'serve'], env);
       servers.push(server);
       started[name] = { server, secret };
     }
@@ -73,7 +78,8 @@ async function main(): Promise<void> {
         each.p50.push(figures.p50Us);
       }
     }
-    console.log(`\n## ${CANDIDATE} against ${BASELINE}\n\nwrk, ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${DURATION_SEC}s rounds\n`);
+    const label = (name: string): string => [checkouts[name as keyof typeof checkouts], ...NODE_ARGS[name]!].join(' ');
+    console.log(`\n## ${label('current')} against ${label('baseline')}\n\nwrk, ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${DURATION_SEC}s rounds\n`);
     console.log('| path | checkout | req/s | p50 ms | CPU µs/req | CPU per round |');
     console.log('|---|---|---:|---:|---:|---|');
     for (const each of runs) {

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     // The peak from here on: startup (the tokenizer's tables among others) peaks higher than idle.
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
     const idleBytes = memoryBytes(pid, 'VmRSS');
+    const idleHeap = await scrapeMetrics(lmgate.url);
     const recordsBefore = (await scrapeMetrics(lmgate.url))('lmgate_usage_records_written_total');
 
     let open = 0;
@@ -51,6 +52,11 @@ async function main(): Promise<void> {
       const bytes = memoryBytes(pid, 'VmRSS');
       if (bytes > peakSampled.bytes) peakSampled = { bytes, open };
     }, SAMPLE_MS);
+    // V8's heap halfway through, when every stream is open: what the streams hold, beside RSS.
+    const heapMidway = sleep(10_000).then(async () => {
+      const sample = await scrapeMetrics(lmgate.url);
+      return { open, rss: memoryBytes(pid, 'VmRSS'), used: sample('lmgate_nodejs_heap_size_used_bytes'), held: sample('lmgate_nodejs_heap_size_total_bytes') };
+    });
     const cpuBefore = cpuSeconds(pid);
     const startedMs = performance.now();
     const slow = JSON.stringify({ model: 'bench-slow', messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
@@ -65,6 +71,7 @@ async function main(): Promise<void> {
       }),
     );
     const wallSec = (performance.now() - startedMs) / 1000;
+    const midway = await heapMidway;
     clearInterval(sampler);
     assertRunning(lmgate, 'lmgate');
     const cpuSec = cpuSeconds(pid) - cpuBefore;
@@ -72,7 +79,8 @@ async function main(): Promise<void> {
     const delay = await eventLoopDelay(lmgate.url);
     await pool.close();
     await sleep(500); // the usage writer's last batch
-    const records = (await scrapeMetrics(lmgate.url))('lmgate_usage_records_written_total') - recordsBefore;
+    const after = await scrapeMetrics(lmgate.url);
+    const records = after('lmgate_usage_records_written_total') - recordsBefore;
     const afterBytes = memoryBytes(pid, 'VmRSS');
 
     const done = results.filter((result) => result.isDone).length;
@@ -86,10 +94,12 @@ async function main(): Promise<void> {
     console.log(`| usage records written | ${records} |`);
     console.log(`| wall time s | ${wallSec.toFixed(1)} |`);
     console.log(`| lmgate RSS before, MB | ${mb(idleBytes)} |`);
+    console.log(`| V8 heap used / held before, MB | ${mb(idleHeap('lmgate_nodejs_heap_size_used_bytes'))} / ${mb(idleHeap('lmgate_nodejs_heap_size_total_bytes'))} |`);
     console.log(`| lmgate peak RSS (VmHWM since before), MB | ${mb(peakBytes)} |`);
     console.log(`| highest RSS sampled, MB (streams open then) | ${mb(peakSampled.bytes)} (${peakSampled.open}) |`);
     console.log(`| peak above before, per stream, KB | ${((peakBytes - idleBytes) / STREAMS / 1e3).toFixed(1)} |`);
-    console.log(`| lmgate RSS after, MB | ${mb(afterBytes)} |`);
+    console.log(`| 10 s in (${midway.open} open): RSS / V8 heap used / held, MB | ${mb(midway.rss)} / ${mb(midway.used)} / ${mb(midway.held)} |`);
+    console.log(`| lmgate RSS after, MB; V8 heap used / held then | ${mb(afterBytes)}; ${mb(after('lmgate_nodejs_heap_size_used_bytes'))} / ${mb(after('lmgate_nodejs_heap_size_total_bytes'))} |`);
     console.log(`| lmgate CPU while streaming | ${((cpuSec / wallSec) * 100).toFixed(0)}% of a core |`);
     console.log(`| event-loop delay p50 / p99 / max ms | ${delay.p50Ms.toFixed(2)} / ${delay.p99Ms.toFixed(2)} / ${delay.maxMs.toFixed(2)} |`);
     if (errors.length > 0) console.log(`\nErrors: ${errors.join('; ')}`);
