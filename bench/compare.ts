@@ -1,7 +1,7 @@
 // `BENCH_BASELINE=/path/to/other/checkout npm run bench:compare`: this checkout's lmgate
 // against another's (built there, e.g. a worktree at an earlier commit), on the same config
 // and mock upstream, in alternating rounds, so that both are measured in the same moments
-// of a noisy machine. Reports, per path, req/s, p50 and CPU per request of each, and the
+// of a noisy machine. Reports, per path, req/s, p50, p99 and CPU per request of each, and the
 // ratio of their CPU per request, round by round and as a median.
 //   BENCH_ROUNDS (5), BENCH_DURATION_SEC (5), BENCH_WARMUP_SEC (5), BENCH_CONNECTIONS (32),
 //   BENCH_CANDIDATE (this checkout) to measure another, BENCH_PATHS (all) a comma list of
@@ -65,6 +65,7 @@ async function main(): Promise<void> {
         cpu: [] as number[],
         rps: [] as number[],
         p50: [] as number[],
+        p99: [] as number[],
       })),
     );
     for (const each of runs) wrk({ ...each.run, durationSec: WARMUP_SEC });
@@ -76,14 +77,15 @@ async function main(): Promise<void> {
         each.cpu.push(((cpuSeconds(each.pid) - before) / figures.requests) * 1e6);
         each.rps.push(figures.requestsPerSec);
         each.p50.push(figures.p50Us);
+        each.p99.push(figures.p99Us);
       }
     }
     const label = (name: string): string => [checkouts[name as keyof typeof checkouts], ...NODE_ARGS[name]!].join(' ');
     console.log(`\n## ${label('current')} against ${label('baseline')}\n\nwrk, ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${DURATION_SEC}s rounds\n`);
-    console.log('| path | checkout | req/s | p50 ms | CPU µs/req | CPU per round |');
-    console.log('|---|---|---:|---:|---:|---|');
+    console.log('| path | checkout | req/s | p50 ms | p99 ms | CPU µs/req | CPU per round |');
+    console.log('|---|---|---:|---:|---:|---:|---|');
     for (const each of runs) {
-      console.log(`| ${each.path} | ${each.checkout} | ${median(each.rps).toFixed(0)} | ${(median(each.p50) / 1000).toFixed(2)} | ${median(each.cpu).toFixed(0)} | ${each.cpu.map((v) => v.toFixed(0)).join(' ')} |`);
+      console.log(`| ${each.path} | ${each.checkout} | ${median(each.rps).toFixed(0)} | ${(median(each.p50) / 1000).toFixed(2)} | ${(median(each.p99) / 1000).toFixed(2)} | ${median(each.cpu).toFixed(0)} | ${each.cpu.map((v) => v.toFixed(0)).join(' ')} |`);
     }
     console.log('');
     for (const path of PATHS) {
