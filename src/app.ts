@@ -35,8 +35,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { metricsRoute } from './http/routes/metrics.js';
 import { leakReportRoute } from './http/routes/leak-report.js';
 import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
-import { openPayments, type Payments } from './payments/payments.js';
-import { openMailer } from './mail/mailer.js';
+import type { Payments } from './payments/payments.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Store } from './store/store.js';
@@ -124,12 +123,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
   const commands = new Commands(store, caches);
-  const payments = openPayments(config, {
-    store,
-    commands,
-    admission,
-    onError: (err, accountId) => app.log.error({ err, account_id: accountId }, 'auto-recharge failed'),
-  });
+  // Stripe's client and nodemailer are loaded only when configured.
+  const payments =
+    config.payments.stripe &&
+    (await import('./payments/payments.js')).openPayments(config, {
+      store,
+      commands,
+      admission,
+      onError: (err, accountId) => app.log.error({ err, account_id: accountId }, 'auto-recharge failed'),
+    });
   const services: AppServices = {
     config,
     store,
@@ -144,7 +146,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
     payments,
-    mailer: openMailer(config.smtp),
+    mailer: config.smtp && (await import('./mail/mailer.js')).openMailer(config.smtp),
   };
 
   app.addHook('onRequest', (request, reply, done) => {

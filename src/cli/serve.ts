@@ -5,7 +5,6 @@ import cluster from 'node:cluster';
 import { buildApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { assertSecureTransport, readTls } from '../http/transport-policy.js';
-import { openSharedMode } from '../shared/connect.js';
 import { openStore } from '../store/kysely-store.js';
 import { storeLocation, type CliIo } from './context.js';
 import { seedDemoAccount } from './seed-demo.js';
@@ -24,7 +23,10 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   const seeded = cluster.isWorker ? undefined : (await store.migrate(), await seedDemoAccount(store, config));
 
   // Shared mode: limits, credits and usage in Redis, so instances on one PostgreSQL act as one.
-  const shared = config.redis.url ? await openSharedMode(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) }) : undefined;
+  // Loaded only then: ioredis is not needed by a single instance.
+  const shared = config.redis.url
+    ? await (await import('../shared/connect.js')).openSharedMode(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) })
+    : undefined;
   const app = await buildApp(config, { store, shared, tls });
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   if (cluster.isWorker) reportListening(address);

@@ -1,6 +1,7 @@
 // PostgreSQL: many writers at once (instances, the CLI), so balances are locked row by row
 // in id order and change ids are made visible in commit order.
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { checkMicros } from '../../billing/money.js';
 import type { Dialect } from '../dialect.js';
@@ -11,15 +12,21 @@ import { planUsageCharges, toUsageRow } from '../usage-rows.js';
 
 const INT8_OID = 20;
 
+// Loaded on first use: a server on SQLite never needs the driver (nor ioredis, Stripe's
+// client or nodemailer, each loaded only where configured: together ~12 MB resident and a
+// noticeable part of every CLI command's start).
+const require = createRequire(import.meta.url);
+
 export function openPostgres(connectionString: string): { db: Kysely<Database>; dialect: Dialect } {
-  const pool = new pg.Pool({
+  const { Pool, types } = require('pg') as typeof pg;
+  const pool = new Pool({
     connectionString,
     max: 10,
     // BIGINT (micro-credits, counts) arrives as a string by default; amounts stay far
     // below 2^53, and money.ts checks that where values enter.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
     },
   });
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect };
