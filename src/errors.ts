@@ -150,11 +150,27 @@ export class RateLimitedError extends LmgateError {
   }
 }
 
-/** An upstream answered with something unusable (5xx, malformed body). */
+/**
+ * What an upstream said when it refused or failed a request, relayed to the client marked
+ * as the upstream's: its status, its message (redacted of the deployment's address and
+ * key), and its own fields beside the message (type, param, and numbers such as
+ * llama.cpp's n_prompt_tokens and n_ctx).
+ */
+export interface UpstreamErrorReport {
+  status: number;
+  message: string;
+  fields: Record<string, string | number>;
+}
+
+/** An upstream answered with something unusable (5xx, malformed body); `upstream`: what it said, when it said anything. */
 export class BadUpstreamError extends LmgateError {
   readonly code = 'bad_upstream';
 
-  constructor(detail: string, options?: { cause?: unknown }) {
+  constructor(
+    detail: string,
+    options?: { cause?: unknown },
+    readonly upstream?: UpstreamErrorReport,
+  ) {
     super(detail, options);
   }
 }
@@ -207,12 +223,9 @@ export class UpstreamTimeoutError extends LmgateError {
 export class UpstreamRejectedError extends LmgateError {
   readonly code = 'upstream_rejected';
 
-  constructor(
-    /** The upstream's own status, relayed as it is. */
-    readonly upstreamStatus: number,
-    readonly upstreamMessage: string,
-  ) {
-    super(`upstream rejected the request: ${upstreamMessage}`);
+  /** The upstream's own status is relayed as it is. */
+  constructor(readonly upstream: UpstreamErrorReport) {
+    super(`upstream rejected the request: ${upstream.status} ${upstream.message}`);
   }
 }
 
@@ -230,8 +243,13 @@ export class ClientGoneError extends LmgateError {
   }
 }
 
-/** One upstream deployment failed: try another (or, after the first chunk, end the stream). */
-export type FailureKind = 'unreachable' | 'busy' | 'bad_answer' | 'timeout';
+/**
+ * One upstream deployment failed: try another (or, after the first chunk, end the stream).
+ * `server_error`: it answered 500 (or another 5xx but 502, 503, 504), which the request
+ * itself may have caused: it counts against the deployment's health only as a rate of
+ * different requests failing (circuit-breaker.ts).
+ */
+export type FailureKind = 'unreachable' | 'busy' | 'bad_answer' | 'timeout' | 'server_error';
 
 export class AttemptFailure extends LmgateError {
   readonly code = 'attempt_failed';
@@ -244,8 +262,10 @@ export class AttemptFailure extends LmgateError {
     cause?: unknown,
     /** A 429's Retry-After, in milliseconds. */
     readonly retryAfterMs?: number,
+    /** What the upstream said, when it answered with an error body. */
+    readonly upstream?: UpstreamErrorReport,
   ) {
-    super(`${where}: ${detail}`, { cause });
+    super(`${where}: ${detail}${upstream ? `: ${upstream.message}` : ''}`, { cause });
   }
 }
 

@@ -32,7 +32,11 @@ export interface Decision {
   requests?: RateLimitState;
 }
 
-/** What a finished request used; `record.costMicros` is charged (at most what was reserved). */
+/**
+ * What a finished request used; `record.costMicros` is charged, from its reservation and
+ * beyond it from the balance available. The pass sets `record.shortfallMicros` to what
+ * the account could not pay.
+ */
 export interface Settlement {
   completionTokens: number;
   record: UsageRecord;
@@ -236,7 +240,12 @@ class MemoryPass implements Pass {
 
   /** The balance after the charge: exact, as this process holds every charge of the account. */
   release({ completionTokens, record }: Settlement): number | undefined {
-    const balanceMicros = this.reservation ? this.credits.settle(this.reservation, record.costMicros) : undefined;
+    let balanceMicros: number | undefined;
+    if (this.reservation) {
+      const settled = this.credits.settle(this.reservation, record.costMicros);
+      record.shortfallMicros = record.costMicros - settled.chargedMicros;
+      balanceMicros = settled.balanceMicros;
+    }
     if (this.keyHold) this.keySpend.settle(this.keyHold, record);
     this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
     this.releaseSlot();

@@ -61,7 +61,7 @@ export class MemoryKeySpend {
     spend.heldMicros -= hold.amountMicros;
     const window = creditWindowOf(spend.period, record.createdAt);
     roll(spend, window);
-    if (window === spend.window) spend.spentMicros += record.costMicros;
+    if (window === spend.window) spend.spentMicros += record.costMicros - record.shortfallMicros;
   }
 
   /** What the key spent in its limit's current window, for the dashboard. */

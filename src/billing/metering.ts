@@ -1,12 +1,19 @@
-// One chat request's bill, from reservation to settlement (request path steps 6 and 8).
-import type { Usage } from './usage.js';
+// One metered request's bill, from reservation to settlement (request path steps 6 and 8).
+//
+// The hold (reservation) is an estimate: it lets a request in only when its worst case is
+// available. The charge is what the model served: price × the backend's usage, kind by
+// kind, never cut at the hold. What the hold did not cover comes out of the balance still
+// available when the request settles; only an account that cannot pay has its charge cut,
+// and the usage record says by how much (`shortfallMicros`).
+import { consistentUsage, type Usage } from './usage.js';
 import type { TokenPlan } from '../chat/plan.js';
 import { InsufficientCreditsError } from '../errors.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { ModelEntry } from '../models/catalog.js';
+import type { UsageOutcome } from '../store/store.js';
 import { isoNow } from '../store/clock.js';
 import { newTimeOrderedId } from '../ids.js';
-import { costMicros, type Prices } from './pricing.js';
+import { costMicros, outputTokensThatFit, type PriceScale } from './pricing.js';
 import type { Decision, Pass } from './admission.js';
 import type { Tier } from './tiers.js';
 
@@ -16,17 +23,13 @@ export interface RequestIdentity {
   keyId: string;
   tier: Tier;
   model: ModelEntry;
+  scale: PriceScale;
   streamed: boolean;
 }
 
-/** The worst case a request can cost: its prompt plus every output token it may write. */
-export function worstCaseMicros(model: ModelEntry, promptTokens: number, maxOutputTokens: number): number {
-  return costMicros(model, promptTokens, maxOutputTokens);
-}
-
-/** What a request that used `usage` is charged: its cost, never more than it reserved. */
-export function chargeMicros(prices: Prices, usage: Usage, reservedMicros: number): number {
-  return Math.min(costMicros(prices, usage.promptTokens, usage.completionTokens), reservedMicros);
+/** The most a request can cost: its estimated prompt plus every output token of every choice. */
+export function worstCaseMicros(model: ModelEntry, plan: TokenPlan, scale: PriceScale): number {
+  return costMicros(model.holdPrices, { promptTokens: plan.holdPromptTokens, completionTokens: plan.maxOutputTokens * plan.choices }, scale);
 }
 
 /**
@@ -34,35 +37,25 @@ export function chargeMicros(prices: Prices, usage: Usage, reservedMicros: numbe
  * not fit (no max_tokens, or a large one), how many output tokens would: a request is
  * refused for what it might write, not for what it will.
  */
-export function admitRequest(pass: Pass, model: ModelEntry, plan: TokenPlan): MaybePromise<Decision> {
+export function admitRequest(pass: Pass, model: ModelEntry, plan: TokenPlan, scale: PriceScale): MaybePromise<Decision> {
   const refused = (err: unknown): never => {
-    throw err instanceof InsufficientCreditsError ? withFit(err, model, plan) : err;
+    throw err instanceof InsufficientCreditsError ? withFit(err, model, plan, scale) : err;
   };
   try {
-    const decision = pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan.promptTokens, plan.maxOutputTokens) });
+    const decision = pass.admit({ promptTokens: plan.promptTokens, worstCaseMicros: worstCaseMicros(model, plan, scale) });
     return decision instanceof Promise ? decision.catch(refused) : decision;
   } catch (err) {
     return refused(err);
   }
 }
 
-function withFit(err: InsufficientCreditsError, prices: Prices, plan: TokenPlan): InsufficientCreditsError {
+function withFit(err: InsufficientCreditsError, model: ModelEntry, plan: TokenPlan, scale: PriceScale): InsufficientCreditsError {
   if (err.neededMicros === undefined || err.availableMicros <= 0) return err;
-  const fit = outputTokensThatFit(prices, plan.promptTokens, err.availableMicros);
+  const fitInAll = outputTokensThatFit(model.holdPrices, plan.holdPromptTokens, err.availableMicros, scale);
+  // Every choice may write max_tokens: the ceiling that fits is shared among them.
+  const fit = Math.floor(fitInAll / plan.choices);
   if (fit < 1 || fit >= plan.maxOutputTokens) return err;
   return new InsufficientCreditsError(err.neededMicros, err.availableMicros, { maxTokensThatFit: fit, reason: err.reason });
-}
-
-/**
- * The most output tokens whose cost, with the prompt's, is within `availableMicros`:
- * costs round up, so the exact sum of products must not pass available × 10^6 (BigInt: the
- * product may pass 2^53). -1 when the prompt alone does not fit; unbounded output when it is free.
- */
-export function outputTokensThatFit(prices: Prices, promptTokens: number, availableMicros: number): number {
-  const room = BigInt(availableMicros) * 1_000_000n - BigInt(promptTokens) * BigInt(prices.inputPerMTokMicros);
-  if (room < 0n) return -1;
-  if (prices.outputPerMTokMicros === 0) return Number.MAX_SAFE_INTEGER;
-  return Number(room / BigInt(prices.outputPerMTokMicros));
 }
 
 export class MeteredRequest {
@@ -72,19 +65,23 @@ export class MeteredRequest {
   constructor(
     private readonly identity: RequestIdentity,
     private readonly pass: Pass,
+    private readonly plan: TokenPlan,
   ) {}
 
   /**
    * The backend is done (answered fully or partly, failed, or the client left): charge
-   * what it generated, never more than reserved, release the rest, and queue the usage
-   * record. A backend that failed before generating anything is finished with zero usage.
-   * Returns the balance left after the charge, where known (Pass.release).
+   * what it served, release the hold and the slot, and queue the usage record. A backend
+   * that failed before generating anything is finished with zero usage. Returns the
+   * balance left after the charge, where known (Pass.release).
    */
-  finish(usage: Usage, status: number, finishReason: string | null): number | undefined {
+  finish(served: Usage, status: number, finishReason: string | null, outcome: UsageOutcome): number | undefined {
     if (this.done) return undefined;
     this.done = true;
-    const { identity } = this;
-    const cost = chargeMicros(identity.model, usage, this.pass.reservedMicros);
+    const { identity, plan } = this;
+    const usage = consistentUsage(served);
+    // What the server counted teaches the estimate of the next prompt (a report of 0 is an
+    // answer that never reached the model).
+    if (usage.basis !== 'counted' && usage.promptTokens > 0) plan.calibration.observe(plan.countedTokens, usage.promptTokens);
     return this.pass.release({
       completionTokens: usage.completionTokens,
       record: {
@@ -95,7 +92,14 @@ export class MeteredRequest {
         model: identity.model.id,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
-        costMicros: cost,
+        cachedTokens: usage.cachedTokens ?? 0,
+        cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+        cacheWrite1hTokens: usage.cacheWrite1hTokens ?? 0,
+        reasoningTokens: usage.reasoningTokens ?? 0,
+        basis: usage.basis ?? 'reported',
+        outcome,
+        costMicros: costMicros(identity.model, usage, identity.scale),
+        shortfallMicros: 0,
         latencyMs: Math.round(performance.now() - this.startedAtMs),
         status,
         streamed: identity.streamed,

@@ -1,24 +1,91 @@
-// What a request costs: prices are micro-credits per million tokens; costs round up and
-// use BigInt for the product so no token count or price can lose precision.
+// What a request costs: prices are micro-credits per million tokens, one per token kind;
+// a tier's and an account's price multipliers (parts per million) scale the sum. Costs
+// round up once, on the whole sum, and use BigInt where a double could lose precision.
 import { checkMicros } from './money.js';
+import { plainInputTokens, type Usage } from './usage.js';
 
 export interface Prices {
   inputPerMTokMicros: number;
+  cachedInputPerMTokMicros: number;
+  cacheWritePerMTokMicros: number;
+  cacheWrite1hPerMTokMicros: number;
   outputPerMTokMicros: number;
+  reasoningPerMTokMicros: number;
 }
 
-const TOKENS_PER_PRICE_UNIT = 1_000_000n;
+/** A multiplier in parts per million: 1,000,000 is the price as configured. */
+export const UNIT_MULTIPLIER_PPM = 1_000_000;
 
-export function costMicros(prices: Prices, promptTokens: number, completionTokens: number): number {
-  const total = promptTokens * prices.inputPerMTokMicros + completionTokens * prices.outputPerMTokMicros;
-  // Within 2^53 the products, the sum, % and the exact division below are exact in a
-  // double (a plain total / 1e6 is not); BigInt only beyond.
-  if (total <= Number.MAX_SAFE_INTEGER) {
-    const remainder = total % 1_000_000;
-    return (total - remainder) / 1_000_000 + (remainder > 0 ? 1 : 0);
+/** The multipliers a request's prices are scaled by: its tier's and its account's. */
+export interface PriceScale {
+  tierPpm: number;
+  accountPpm: number;
+}
+
+export const UNSCALED: PriceScale = { tierPpm: UNIT_MULTIPLIER_PPM, accountPpm: UNIT_MULTIPLIER_PPM };
+
+const TOKENS_PER_PRICE_UNIT = 1_000_000n;
+const PPM = 1_000_000n;
+
+/** The cost of `usage`, every kind at its own price, scaled, rounded up. */
+export function costMicros(prices: Prices, usage: Usage, scale: PriceScale = UNSCALED): number {
+  const plainOutput = usage.completionTokens - (usage.reasoningTokens ?? 0);
+  const terms: [number, number][] = [
+    [plainInputTokens(usage), prices.inputPerMTokMicros],
+    [usage.cachedTokens ?? 0, prices.cachedInputPerMTokMicros],
+    [usage.cacheWriteTokens ?? 0, prices.cacheWritePerMTokMicros],
+    [usage.cacheWrite1hTokens ?? 0, prices.cacheWrite1hPerMTokMicros],
+    [plainOutput, prices.outputPerMTokMicros],
+    [usage.reasoningTokens ?? 0, prices.reasoningPerMTokMicros],
+  ];
+  const unscaled = scale.tierPpm === UNIT_MULTIPLIER_PPM && scale.accountPpm === UNIT_MULTIPLIER_PPM;
+  if (unscaled) {
+    let total = 0;
+    for (const [tokens, price] of terms) total += tokens * price;
+    // Within 2^53 the products, the sum, % and the exact division below are exact in a
+    // double (a plain total / 1e6 is not); BigInt only beyond.
+    if (total <= Number.MAX_SAFE_INTEGER) {
+      const remainder = total % 1_000_000;
+      return (total - remainder) / 1_000_000 + (remainder > 0 ? 1 : 0);
+    }
   }
-  const product =
-    BigInt(promptTokens) * BigInt(prices.inputPerMTokMicros) + BigInt(completionTokens) * BigInt(prices.outputPerMTokMicros);
-  const cost = (product + TOKENS_PER_PRICE_UNIT - 1n) / TOKENS_PER_PRICE_UNIT;
-  return checkMicros(Number(cost));
+  let product = 0n;
+  for (const [tokens, price] of terms) product += BigInt(tokens) * BigInt(price);
+  const divisor = unscaled ? TOKENS_PER_PRICE_UNIT : TOKENS_PER_PRICE_UNIT * PPM * PPM;
+  if (!unscaled) product *= BigInt(scale.tierPpm) * BigInt(scale.accountPpm);
+  return checkMicros(Number((product + divisor - 1n) / divisor));
+}
+
+/**
+ * The prices a hold is made at: every input token at the dearest input kind (a prompt may
+ * be written to the cache) and every output token at the dearer of output and reasoning.
+ */
+export function holdPrices(prices: Prices): Prices {
+  const input = Math.max(prices.inputPerMTokMicros, prices.cachedInputPerMTokMicros, prices.cacheWritePerMTokMicros, prices.cacheWrite1hPerMTokMicros);
+  const output = Math.max(prices.outputPerMTokMicros, prices.reasoningPerMTokMicros);
+  return {
+    inputPerMTokMicros: input,
+    cachedInputPerMTokMicros: input,
+    cacheWritePerMTokMicros: input,
+    cacheWrite1hPerMTokMicros: input,
+    outputPerMTokMicros: output,
+    reasoningPerMTokMicros: output,
+  };
+}
+
+/**
+ * The most output tokens whose cost, with `promptTokens` of plain input, is within
+ * `availableMicros`: costs round up, so the exact scaled sum must not pass available × the
+ * divisor. -1 when the prompt alone does not fit; unbounded output when it is free.
+ */
+export function outputTokensThatFit(prices: Prices, promptTokens: number, availableMicros: number, scale: PriceScale = UNSCALED): number {
+  const scaleProduct = BigInt(scale.tierPpm) * BigInt(scale.accountPpm);
+  // (prompt × in + out × o) × scale ≤ available × 10^18  ⇔  prompt × in + out × o ≤ ⌊available × 10^18 / scale⌋
+  const budget = scaleProduct === 0n ? null : (BigInt(availableMicros) * TOKENS_PER_PRICE_UNIT * PPM * PPM) / scaleProduct;
+  if (budget === null) return Number.MAX_SAFE_INTEGER;
+  const room = budget - BigInt(promptTokens) * BigInt(prices.inputPerMTokMicros);
+  if (room < 0n) return -1;
+  if (prices.outputPerMTokMicros === 0) return Number.MAX_SAFE_INTEGER;
+  const fit = room / BigInt(prices.outputPerMTokMicros);
+  return fit > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(fit);
 }

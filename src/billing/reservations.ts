@@ -27,6 +27,12 @@ interface HeldReservation extends Reservation {
   settled: boolean;
 }
 
+/** What a settlement charged (less than the cost only when the account could not pay) and the balance it left. */
+export interface SettledCharge {
+  chargedMicros: number;
+  balanceMicros: number;
+}
+
 export interface BalanceSnapshot {
   /** Balance after every settled charge, written or not. */
   balanceMicros: number;
@@ -42,10 +48,11 @@ export interface CreditBook {
   /** Reserves `amountMicros` or throws InsufficientCreditsError. Synchronous once the account is loaded. */
   reserve(accountId: string, amountMicros: number): MaybePromise<Reservation>;
   /**
-   * Releases the reservation and charges `costMicros` (capped at the reservation).
-   * Idempotent. Returns the balance left after the charge.
+   * Releases the reservation and charges `costMicros`: the reservation, and beyond it what
+   * the account has available, never taking the balance below 0 nor another request's
+   * reservation. Idempotent. Returns what was charged and the balance left.
    */
-  settle(reservation: Reservation, costMicros: number): number;
+  settle(reservation: Reservation, costMicros: number): SettledCharge;
   /** Reservations not yet settled, for tests and invariants. */
   readonly openReservations: number;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
@@ -80,16 +87,20 @@ export class MemoryCreditBook implements CreditBook {
     });
   }
 
-  settle(reservation: Reservation, costMicros: number): number {
+  settle(reservation: Reservation, costMicros: number): SettledCharge {
     const held = reservation as HeldReservation;
     const credit = this.accounts.get(reservation.accountId)!;
+    let chargedMicros = 0;
     if (!held.settled) {
       held.settled = true;
       this.openReservations--;
       credit.reservedMicros -= reservation.amountMicros;
-      credit.unflushedMicros += Math.min(Math.max(0, costMicros), reservation.amountMicros);
+      // The hold is released first: it and everything else available pay for the cost.
+      const availableMicros = credit.storedMicros - credit.unflushedMicros - credit.reservedMicros;
+      chargedMicros = Math.min(Math.max(0, costMicros), Math.max(0, availableMicros));
+      credit.unflushedMicros += chargedMicros;
     }
-    return credit.storedMicros - credit.unflushedMicros;
+    return { chargedMicros, balanceMicros: credit.storedMicros - credit.unflushedMicros };
   }
 
   async snapshot(accountId: string): Promise<BalanceSnapshot> {

@@ -7,6 +7,8 @@ import type { Account } from '../store/store.js';
 export interface Tier {
   name: string;
   config: TierConfig;
+  /** Its price multiplier in parts per million (config `price_multiplier`). */
+  multiplierPpm: number;
   allowsModel(modelId: string): boolean;
 }
 
@@ -17,7 +19,12 @@ export class Tiers {
   constructor(config: Config) {
     for (const [name, tier] of Object.entries(config.tiers)) {
       const patterns = tier.models.map(globToRegExp);
-      this.tiers.set(name, { name, config: tier, allowsModel: (id) => patterns.some((p) => p.test(id)) });
+      this.tiers.set(name, {
+        name,
+        config: tier,
+        multiplierPpm: Math.round(tier.price_multiplier * 1_000_000),
+        allowsModel: (id) => patterns.some((p) => p.test(id)),
+      });
     }
     this.defaultTier = this.tiers.get(config.default_tier)!;
   }

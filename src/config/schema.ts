@@ -3,12 +3,33 @@
 import { z } from 'zod';
 import { ANTHROPIC_VERSION } from '../anthropic/messages-wire.js';
 
+// Credits per million tokens of each kind. A cached input token and a cache write cost
+// the input price unless set; a reasoning token costs the output price unless set.
 const price = z
   .object({
-    input: z.number().nonnegative().default(0), // credits per million input tokens
-    output: z.number().nonnegative().default(0), // credits per million output tokens
+    input: z.number().nonnegative().default(0),
+    cached_input: z.number().nonnegative().optional(), // input read from the provider's prompt cache
+    cache_write: z.number().nonnegative().optional(), // input written to the cache (5 minutes, or unstated)
+    cache_write_1h: z.number().nonnegative().optional(), // input written to the cache for an hour
+    output: z.number().nonnegative().default(0),
+    reasoning: z.number().nonnegative().optional(), // output spent reasoning
   })
-  .strict();
+  .strict()
+  .transform((p) => ({
+    input: p.input,
+    cached_input: p.cached_input ?? p.input,
+    cache_write: p.cache_write ?? p.input,
+    cache_write_1h: p.cache_write_1h ?? p.cache_write ?? p.input,
+    output: p.output,
+    reasoning: p.reasoning ?? p.output,
+  }));
+
+/** A price multiplier: 1 is the configured price, 1.2 a 20 % markup, 0.5 half price; kept as integer parts per million. */
+export const priceMultiplier = z
+  .number()
+  .positive()
+  .max(1_000)
+  .refine((value) => Number.isInteger(Math.round(value * 1e6)) && Math.abs(value * 1e6 - Math.round(value * 1e6)) < 1e-6, 'at most 6 decimal places');
 
 /** The API endpoints a model can serve; a model is called only on those it lists. */
 export const MODEL_ENDPOINTS = ['chat', 'responses', 'completions', 'embeddings'] as const;
@@ -21,7 +42,7 @@ const catalogFields = {
   endpoints: z.array(z.enum(MODEL_ENDPOINTS)).min(1).optional(),
   context: z.number().int().positive().default(128_000), // context length, tokens
   max_output: z.number().int().positive().default(16_384), // output tokens at most
-  price: price.default({ input: 0, output: 0 }),
+  price: price.prefault({}),
   owned_by: z.string().default('lmgate'),
   description: z.string().optional(),
 };
@@ -91,6 +112,7 @@ const tier = z
     subscription: z.boolean().default(false), // requires an active subscription
     price_month: z.number().nonnegative().default(0),
     credits_month: z.number().nonnegative().default(0),
+    price_multiplier: priceMultiplier.default(1), // every model's prices × this for the tier's accounts
     description: z.string().optional(),
   })
   .strict();
@@ -228,14 +250,14 @@ export const configSchema = z
     // dashboard tells them to: paid plans without payments, closed sign-up, no mail.
     contact: z.string().min(1).max(500).optional(),
     default_tier: z.string().min(1).default('free'),
-    tiers: z.record(z.string().min(1), tier).default({
+    tiers: z.record(z.string().min(1), tier).prefault({
       free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
       pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
     }),
     // The demo models carry small prices so the meter visibly moves: a default lorem answer
     // (200 tokens) costs about 0.0016 credits, and its worst case (16,384 tokens) 0.13.
     // Told apart by `backend`, so that a mistake is reported where it is, not as "Invalid input".
-    models: z.record(z.string().min(1).max(200), z.discriminatedUnion('backend', [demoModel, upstreamModel]).superRefine(demoEndpointsFit).superRefine(nativeResponsesFit)).default({
+    models: z.record(z.string().min(1).max(200), z.discriminatedUnion('backend', [demoModel, upstreamModel]).superRefine(demoEndpointsFit).superRefine(nativeResponsesFit)).prefault({
       'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0.5, output: 1.5 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
       'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 2, output: 8 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
       'demo-embed': { backend: 'demo', kind: 'embedding', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 8_192, max_output: 16_384, price: { input: 0.1, output: 0 }, owned_by: 'lmgate', description: 'Embeds text as deterministic, normalized vectors.' },

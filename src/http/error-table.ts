@@ -2,7 +2,7 @@
 // and headers, and how loudly it is logged. `ErrorTable` is a record over every code, so
 // adding a code to errors.ts without its row here does not compile.
 import { microsToCredits } from '../billing/money.js';
-import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError } from '../errors.js';
+import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError, UpstreamErrorReport } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /** Messages fixed by the spec (section 7), word for word. */
@@ -65,12 +65,17 @@ export const API_ERRORS: ErrorTable = {
       ...(err.reason === undefined ? {} : { extra: { reason: err.reason } }),
       headers: { ...rateLimitHeaders(err.state), 'retry-after': String(err.retryAfterSec) },
     }),
-  bad_upstream: () => row(502, 'The model backend returned an invalid response.'),
+  bad_upstream: (err) =>
+    err.upstream === undefined
+      ? row(502, 'The model backend returned an invalid response.')
+      : row(502, `The model backend answered ${err.upstream.status}: ${err.upstream.message}`, { extra: { upstream: upstreamBody(err.upstream) }, log: 'warn' }),
   attempt_failed: (err) =>
     err.kind === 'timeout' ? row(504, 'The model backend did not answer in time.') : row(502, 'The model backend returned an invalid response.'),
   no_backend_available: () => row(503, 'No model backend is available right now. Please try again later.'),
   upstream_timeout: () => row(504, 'The model backend did not answer in time.'),
-  upstream_rejected: (err) => row(err.upstreamStatus, err.upstreamMessage),
+  // An OpenAI client reads error.type and error.param: the upstream's are kept there too.
+  upstream_rejected: ({ upstream }) =>
+    row(upstream.status, upstream.message, { extra: { ...withoutCode(upstream.fields), upstream: upstreamBody(upstream) }, log: 'warn' }),
   shared_state_unavailable: () => row(503, 'The service is briefly unavailable. Please try again shortly.', { headers: { 'retry-after': '1' } }),
   shutting_down: () => row(503, 'The server is restarting. Please retry the request.', { headers: { 'retry-after': '1', connection: 'close' } }),
   // Nobody reads the answer; the status is for the log and the usage record.
@@ -161,4 +166,15 @@ function malformedMessage({ reason }: MalformedRequestError): string {
   if (reason.kind === 'url') return 'The request URL is not valid.';
   if (reason.kind === 'transfer_coding') return 'Transfer-Encoding may only be chunked.';
   return 'The request is not valid HTTP.';
+}
+
+/** What the upstream said, as `error.upstream`: marked as its own, beside lmgate's words. */
+function upstreamBody(upstream: UpstreamErrorReport): Record<string, unknown> {
+  return { status: upstream.status, message: upstream.message, ...upstream.fields };
+}
+
+/** `error.code` is the HTTP status (spec 7): the upstream's own code stays under `upstream`. */
+function withoutCode(fields: Record<string, string | number>): Record<string, string | number> {
+  const { code: _code, ...rest } = fields;
+  return rest;
 }

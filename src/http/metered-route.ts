@@ -8,7 +8,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
 import { assertKeyAllowsModel } from '../auth/key-controls.js';
-import { admitRequest, chargeMicros, MeteredRequest } from '../billing/metering.js';
+import { admitRequest, MeteredRequest } from '../billing/metering.js';
+import { costMicros, type PriceScale } from '../billing/pricing.js';
 import { formatCredits } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 import { assertTierAllowsModel } from '../billing/tiers.js';
@@ -18,6 +19,7 @@ import { ShuttingDownError, UnsupportedMediaTypeError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { CompletionResult, StreamResult } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
+import type { UsageOutcome } from '../store/store.js';
 import { ClientConnection } from './client-connection.js';
 import { logFailure } from './error-handler.js';
 import { renderError, renderStreamError, statusOf, type ErrorReply } from './error-reply.js';
@@ -39,8 +41,9 @@ export interface MeteredCall<Req> {
   rawJson: string | null;
   model: ModelEntry;
   plan: TokenPlan;
+  scale: PriceScale;
   client: ClientConnection;
-  /** Micro-credits a request that used `usage` is charged (its cost, within its reservation). */
+  /** Micro-credits a request that used `usage` costs: price × usage, kind by kind, scaled by its tier's and account's multipliers. */
   chargeMicros(usage: Usage): number;
 }
 
@@ -109,12 +112,13 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
       assertKeyAllowsModel(key, model.id);
       // Counting a long prompt is the costliest step before the model: an account with
       // nothing left is refused before it.
+      const scale: PriceScale = { tierPpm: tier.multiplierPpm, accountPpm: account.priceMultiplierPpm };
       admitted = andThen(pass.requireCredit(), () =>
         andThen(endpoint.plan(parsed, model), (plan) =>
-          andThen(admitRequest(pass, model, plan), ({ requests }): MeteredCall<Req> => {
+          andThen(admitRequest(pass, model, plan, scale), ({ requests }): MeteredCall<Req> => {
             if (requests) reply.headers(rateLimitHeaders(requests));
-            const charge = (usage: Usage): number => chargeMicros(model, usage, pass.reservedMicros);
-            return { request: parsed, rawJson: request.rawJson, model, plan, client: new ClientConnection(reply), chargeMicros: charge };
+            const charge = (usage: Usage): number => costMicros(model, usage, scale);
+            return { request: parsed, rawJson: request.rawJson, model, plan, scale, client: new ClientConnection(reply), chargeMicros: charge };
           }),
         ),
       );
@@ -125,8 +129,8 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
     const begin = (call: MeteredCall<Req>): string | Promise<string | FastifyReply> => {
       const { streaming } = endpoint;
       const streamed = streaming !== undefined && streaming.isStreamed(call.request);
-      const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model: call.model, streamed };
-      const metered = new MeteredRequest(identity, pass);
+      const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model: call.model, scale: call.scale, streamed };
+      const metered = new MeteredRequest(identity, pass, call.plan);
       request.admitted = true;
       if (streamed) return streamAnswer(request, reply, streaming, endpoint.errors, call, metered, services.inFlight);
       reply.type('application/json; charset=utf-8');
@@ -140,7 +144,7 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
 /** Steps 7–8 without streaming: the whole answer, then the bill. */
 function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, metered: MeteredRequest, inFlight: InFlight, reply: FastifyReply): string | Promise<string> {
   const settle = (result: CompletionResult): string => {
-    const balanceMicros = metered.finish(result.usage, 200, result.finishReason);
+    const balanceMicros = metered.finish(result.usage, 200, result.finishReason, 'completed');
     if (balanceMicros !== undefined) reply.header(BALANCE_HEADER, formatCredits(balanceMicros));
     return result.body;
   };
@@ -148,7 +152,7 @@ function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, 
   try {
     answer = endpoint.answer(call);
   } catch (err) {
-    metered.finish(NO_USAGE, statusAfter(err, call.client), null);
+    finishFailed(metered, err, call.client);
     throw err;
   }
   if (!(answer instanceof Promise)) return settle(answer);
@@ -162,7 +166,7 @@ function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, 
     },
     (err: unknown) => {
       inFlight.delete(client);
-      metered.finish(NO_USAGE, statusAfter(err, client), null);
+      finishFailed(metered, err, client);
       throw client.stopped ? new ShuttingDownError() : err;
     },
   );
@@ -193,11 +197,11 @@ async function streamAnswer<Req>(
     // Stopped by the drain: what was generated is charged, and the client told why it ends.
     const error = client.stopped ? new ShuttingDownError() : result.error;
     const status = error ? statusOf(error) : client.aborted ? CLIENT_CLOSED : 200;
-    metered.finish(result.usage, status, result.finishReason);
+    metered.finish(result.usage, status, result.finishReason, outcomeOf(status, client));
     events.end(error && errors.streamFrame(error, request.id));
   } catch (thrown) {
     const err = client.stopped ? new ShuttingDownError() : thrown;
-    metered.finish(NO_USAGE, statusAfter(thrown, client), null);
+    finishFailed(metered, thrown, client);
     logFailure(request, err);
     if (events.hasStarted) {
       // The status line is gone: the failure becomes the stream's last event.
@@ -211,6 +215,18 @@ async function streamAnswer<Req>(
     inFlight.delete(client);
   }
   return reply;
+}
+
+/** A backend that threw before answering: nothing served, nothing charged. */
+function finishFailed(metered: MeteredRequest, err: unknown, client: ClientConnection): void {
+  const status = statusAfter(err, client);
+  metered.finish(NO_USAGE, status, null, outcomeOf(status, client));
+}
+
+function outcomeOf(status: number, client: ClientConnection): UsageOutcome {
+  if (client.stopped) return 'drained';
+  if (status === CLIENT_CLOSED) return 'client_gone';
+  return status === 200 ? 'completed' : 'upstream_failed';
 }
 
 function statusAfter(err: unknown, client: ClientConnection): number {

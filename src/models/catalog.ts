@@ -2,6 +2,8 @@
 import { ConfigError, readSecretEnv } from '../config/load.js';
 import type { Config, ModelConfig, ModelEndpoint, UpstreamModelConfig } from '../config/schema.js';
 import { creditsToMicros } from '../billing/money.js';
+import { PromptCalibration } from '../billing/prompt-calibration.js';
+import { holdPrices, type Prices } from '../billing/pricing.js';
 import { ModelNotFoundError, ValidationError } from '../errors.js';
 import type { ChatBackend, EmbeddingBackend, ResponsesBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
@@ -13,14 +15,17 @@ import type { Metrics } from '../observability/metrics.js';
 /** Looks up a secret by the environment variable a config entry names (`*_env`). */
 export type SecretReader = (name: string) => string | undefined;
 
-export interface ModelEntry {
+/** A model's prices per token kind (micro-credits per million tokens) are its own fields. */
+export interface ModelEntry extends Prices {
   id: string;
   ownedBy: string;
   description: string | undefined;
   contextTokens: number;
   maxOutputTokens: number;
-  inputPerMTokMicros: number;
-  outputPerMTokMicros: number;
+  /** The prices a hold is made at (metering.ts). */
+  holdPrices: Prices;
+  /** What the model's servers count in a prompt, learned per way of calling it (a completion has no chat template). */
+  calibrations: Record<'chat' | 'completions' | 'embeddings' | 'responses', PromptCalibration>;
   /** The endpoints it may be called on. */
   endpoints: readonly ModelEndpoint[];
   /** Answers chat, and the endpoints translated to chat; none on a demo embedding model. */
@@ -53,14 +58,23 @@ export class ModelCatalog {
   constructor(config: Config, options: { readSecret?: SecretReader; metrics?: Metrics } = {}) {
     const { readSecret = readSecretEnv, metrics } = options;
     for (const [id, model] of Object.entries(config.models)) {
+      const prices: Prices = {
+        inputPerMTokMicros: creditsToMicros(model.price.input),
+        cachedInputPerMTokMicros: creditsToMicros(model.price.cached_input),
+        cacheWritePerMTokMicros: creditsToMicros(model.price.cache_write),
+        cacheWrite1hPerMTokMicros: creditsToMicros(model.price.cache_write_1h),
+        outputPerMTokMicros: creditsToMicros(model.price.output),
+        reasoningPerMTokMicros: creditsToMicros(model.price.reasoning),
+      };
       const entry: Omit<ModelEntry, 'json'> = {
         id,
         ownedBy: model.owned_by,
         description: model.description,
         contextTokens: model.context,
         maxOutputTokens: model.max_output,
-        inputPerMTokMicros: creditsToMicros(model.price.input),
-        outputPerMTokMicros: creditsToMicros(model.price.output),
+        ...prices,
+        holdPrices: holdPrices(prices),
+        calibrations: { chat: new PromptCalibration(), completions: new PromptCalibration(), embeddings: new PromptCalibration(), responses: new PromptCalibration() },
         endpoints: model.endpoints ?? (model.backend === 'demo' && model.kind === 'embedding' ? ['embeddings'] : CHAT_MODEL_ENDPOINTS),
         ...backendsFor(id, model, readSecret, metrics),
       };
@@ -158,7 +172,7 @@ function upstreamBackendFor(id: string, model: UpstreamModelConfig, readSecret: 
   return backend;
 }
 
-function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; output: number }): ModelObject {
+function toModelObject(entry: Omit<ModelEntry, 'json'>, price: ModelConfig['price']): ModelObject {
   return {
     id: entry.id,
     object: 'model',
@@ -166,7 +180,15 @@ function toModelObject(entry: Omit<ModelEntry, 'json'>, price: { input: number; 
     owned_by: entry.ownedBy,
     context_length: entry.contextTokens,
     max_output_tokens: entry.maxOutputTokens,
-    pricing: { input: price.input, output: price.output, unit: 'credits per 1M tokens' },
+    pricing: {
+      input: price.input,
+      cached_input: price.cached_input,
+      cache_write: price.cache_write,
+      cache_write_1h: price.cache_write_1h,
+      output: price.output,
+      reasoning: price.reasoning,
+      unit: 'credits per 1M tokens',
+    },
     endpoints: [...entry.endpoints],
     ...(entry.description ? { description: entry.description } : {}),
   };

@@ -9,7 +9,16 @@ export const ModelObject = Type.Object({
   owned_by: Type.String(),
   context_length: Type.Integer(),
   max_output_tokens: Type.Integer(),
-  pricing: Type.Object({ input: Type.Number(), output: Type.Number(), unit: Type.Literal('credits per 1M tokens') }),
+  /** Credits per million tokens of each kind. */
+  pricing: Type.Object({
+    input: Type.Number(),
+    cached_input: Type.Number(),
+    cache_write: Type.Number(),
+    cache_write_1h: Type.Number(),
+    output: Type.Number(),
+    reasoning: Type.Number(),
+    unit: Type.Literal('credits per 1M tokens'),
+  }),
   /** Config `endpoints`: chat, responses, completions, embeddings. */
   endpoints: Type.Array(Type.String()),
   description: Type.Optional(Type.String()),

@@ -198,6 +198,8 @@ function recordHealth<T, C extends UpstreamCall>(deployment: Deployment, exchang
       return breaker.onSuccess();
     case 'aborted':
       return breaker.onInconclusive();
+    case 'server_error':
+      return breaker.onServerError(exchange.requestFingerprint());
     case 'busy':
       if (exchange.retryAfterMs !== undefined) return breaker.pauseFor(exchange.retryAfterMs);
       return breaker.onFailure();

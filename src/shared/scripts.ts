@@ -235,8 +235,10 @@ return redis.call('HMGET', KEYS[1], 'stored', 'pending', 'reserved')
 
 /**
  * Settlement: the reservation and slot released, completion tokens added to tokens per
- * minute, the cost pending, and the usage record appended to the stream for the store (with
- * `forKey`, the key's hold released and the cost added to its spend in the record's window).
+ * minute, the cost charged (from the hold and beyond it from what is available) into
+ * pending, and the usage record appended to the stream for the store with what was charged
+ * (with `forKey`, the key's hold released and the charge added to its spend in the record's
+ * window). Replies, per item, what was charged.
  * Batched: per item,
  * KEYS: credit, leases, amounts, slots, tpm, stream [, key spend, key leases, key amounts]
  * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON) [, key window]
@@ -257,7 +259,16 @@ if completion > 0 then
   local _, new_tat = gcra(tpm_key, tpm, completion)
   set_tat(tpm_key, new_tat)
 end
-if cost > 0 and has_credit then redis.call('HINCRBY', credit, 'pending', cost) end
+-- The cost is charged from the released hold and whatever else is available, never below
+-- 0; the stream entry's cost is what was charged (the record keeps the full cost). Without
+-- a mirror the store charges it, cut at the stored balance.
+local charged = cost
+if cost > 0 and has_credit then
+  local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
+  local available = tonumber(state[1]) - tonumber(state[2] or '0') - tonumber(state[3] or '0')
+  charged = math.min(cost, math.max(0, available))
+  if charged > 0 then redis.call('HINCRBY', credit, 'pending', charged) end
+end
 ${
   forKey
     ? `local key_spend, key_leases, key_amounts = KEYS[7], KEYS[8], KEYS[9]
@@ -267,11 +278,11 @@ if key_amount then
   redis.call('ZREM', key_leases, lease)
   if redis.call('EXISTS', key_spend) == 1 then redis.call('HINCRBY', key_spend, 'reserved', -tonumber(key_amount)) end
 end
-if cost > 0 and key_spent(key_spend, ARGV[7]) then redis.call('HINCRBY', key_spend, 'spent', cost) end`
+if charged > 0 and key_spent(key_spend, ARGV[7]) then redis.call('HINCRBY', key_spend, 'spent', charged) end`
     : ''
 }
-redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', cost, 'record', ARGV[6])
-return 1
+redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', charged, 'record', ARGV[6])
+return charged
 `;
 }
 

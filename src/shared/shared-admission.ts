@@ -162,6 +162,6 @@ class SharedPass implements Pass {
     const reservation = this.reservation;
     if (!reservation) return undefined;
     this.admission.state.settle(reservation, this.tier, completionTokens, record).catch((err: unknown) => this.admission.reportError(err));
-    return reservation.balanceMicros - record.costMicros;
+    return Math.max(0, reservation.balanceMicros - record.costMicros);
   }
 }

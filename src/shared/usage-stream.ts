@@ -11,11 +11,29 @@ export interface StreamedUsage {
   record: UsageRecord;
 }
 
+/**
+ * An entry as the store takes it: the record, with the part of its cost that was not
+ * charged (SETTLE's `cost` is what was) as its shortfall. A record settled by an instance
+ * that predates token kinds gets their defaults.
+ */
 export function readEntry(fields: string[]): StreamedUsage {
   const values = new Map<string, string>();
   for (let i = 0; i < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
-  return { accountId: values.get('account')!, costMicros: Number(values.get('cost')), record: JSON.parse(values.get('record')!) as UsageRecord };
+  const costMicros = Number(values.get('cost'));
+  const record = { ...RECORD_DEFAULTS, ...(JSON.parse(values.get('record')!) as Partial<UsageRecord>) } as UsageRecord;
+  record.shortfallMicros = Math.max(0, record.costMicros - costMicros);
+  return { accountId: values.get('account')!, costMicros, record };
 }
+
+const RECORD_DEFAULTS: Partial<UsageRecord> = {
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
+  reasoningTokens: 0,
+  basis: 'reported',
+  outcome: 'completed',
+  shortfallMicros: 0,
+};
 
 const PAGE = 1_000;
 

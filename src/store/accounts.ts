@@ -123,6 +123,7 @@ function newAccountRow(input: NewAccount, at: string): AccountsTable {
     created_at: at,
     updated_at: at,
     balance_micros: 0,
+    price_multiplier_ppm: 1_000_000,
     balance_version: 0,
     subscription_grace_until: null,
     subscription_cancel_at_period_end: 0,
@@ -142,6 +143,7 @@ export function toAccount(row: Selectable<AccountsTable>): Account {
     subscriptionGraceUntil: row.subscription_grace_until,
     cancelAtPeriodEnd: Number(row.subscription_cancel_at_period_end) === 1,
     role: row.role === 'operator' ? 'operator' : 'customer',
+    priceMultiplierPpm: Number(row.price_multiplier_ppm ?? 1_000_000),
     createdAt: row.created_at,
   };
 }

@@ -257,7 +257,7 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return requestLog.pruneRefusals(this.db, beforeIso);
   }
 
-  keySpend(keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros'>[] = []): Promise<number> {
+  keySpend(keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[] = []): Promise<number> {
     return usage.keySpend(this.db, keyId, sinceIso, unstored);
   }
 

@@ -4,6 +4,7 @@ import type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentRef, Pay
 import type { RequestLogStore } from './request-log-store.js';
 import type { AccountQuery, AdminStore } from './admin-store.js';
 import type { ApiKeyRecord, KeyUpdate, NewApiKey } from './key-records.js';
+import type { UsageBasis } from '../billing/usage.js';
 
 export type AccountStatus = 'active' | 'suspended';
 export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
@@ -22,6 +23,8 @@ export interface Account {
   /** The subscription ends at the period's end rather than renewing. */
   cancelAtPeriodEnd: boolean;
   role: AccountRole;
+  /** Every price × this / 1,000,000 for the account (a discount or a markup, beside its tier's). */
+  priceMultiplierPpm: number;
   createdAt: string;
 }
 
@@ -63,9 +66,21 @@ export interface UsageRecord {
   accountId: string;
   keyId: string;
   model: string;
+  /** Every input token; the kinds below are parts of it (billing/usage.ts). */
   promptTokens: number;
+  /** Every output token, reasoning included. */
   completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  reasoningTokens: number;
+  /** The upstream's report, or lmgate's count (the upstream gave none). */
+  basis: UsageBasis;
+  outcome: UsageOutcome;
+  /** Price × usage, kind by kind: what the answer's `usage.cost` said. */
   costMicros: number;
+  /** Of `costMicros`, what the account could not pay: its balance reached 0. */
+  shortfallMicros: number;
   latencyMs: number;
   /** HTTP status the client saw (499 when it disconnected first). */
   status: number;
@@ -73,6 +88,9 @@ export interface UsageRecord {
   finishReason: string | null;
   createdAt: string;
 }
+
+/** How an answer ended: whole, cut short by the client leaving, by the upstream failing, or by the server's drain. */
+export type UsageOutcome = 'completed' | 'client_gone' | 'upstream_failed' | 'drained';
 
 /** A usage charge the balance could not cover in full: it was cut to what was left. */
 export interface CappedCharge {
@@ -287,7 +305,7 @@ export interface Store extends AdminStore, RequestLogStore {
    * plus that of `unstored`: records of the key in that window settled but perhaps not yet
    * written (queued, or in the usage stream), counted unless the store has them.
    */
-  keySpend(keyId: string, sinceIso: string | null, unstored?: readonly Pick<UsageRecord, 'id' | 'costMicros'>[]): Promise<number>;
+  keySpend(keyId: string, sinceIso: string | null, unstored?: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[]): Promise<number>;
   /** Sums per UTC day, per day and model, per day and key, grouped in SQL. */
   summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary>;
 

@@ -20,6 +20,7 @@ export interface AccountsTable {
   subscription_grace_until: string | null;
   subscription_cancel_at_period_end: number; // 0 | 1
   role: string; // 'customer' | 'operator' (migration 0007)
+  price_multiplier_ppm: number; // every price × this / 1,000,000 (migration 0013)
 }
 
 export interface ApiKeysTable {
@@ -72,8 +73,16 @@ export interface UsageRecordsTable {
   model: string;
   prompt_tokens: number;
   completion_tokens: number;
-  cost_micros: number; // the full cost, even when the charge was capped at the balance
+  cost_micros: number; // price × usage, even when the charge was cut at the balance
   latency_ms: number;
+  // Parts of prompt_tokens (cached, cache writes) and of completion_tokens (reasoning), migration 0013.
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  reasoning_tokens: number;
+  basis: string; // 'reported' | 'counted'
+  outcome: string; // UsageOutcome
+  shortfall_micros: number; // of cost_micros, not charged: the balance could not cover it
   status: number; // HTTP status the client saw
   streamed: number; // 0 | 1 (portable across SQLite and PostgreSQL, see migration 0002)
   finish_reason: string | null;

@@ -6,9 +6,11 @@ import type { LedgerEntriesTable, UsageRecordsTable } from './tables.js';
 
 /**
  * The ledger side of a usage batch: one 'usage' entry per newly stored record with a
- * cost, each capped at the balance left (the request path reserves before it spends, so
- * a cap means the balance was taken elsewhere meanwhile; the record keeps its full cost).
- * `balances` is updated in place.
+ * cost, charging its cost less the shortfall the live book already found, and cut at the
+ * balance left (the request path settles against what is available, so a further cut
+ * means the balance was taken elsewhere meanwhile). Every record charged less than its
+ * cost is returned as capped; the record keeps its full cost, and the caller stores its
+ * final shortfall. `balances` is updated in place.
  */
 export function planUsageCharges(
   inserted: readonly UsageRecord[],
@@ -21,7 +23,7 @@ export function planUsageCharges(
   for (const record of inserted) {
     if (record.costMicros === 0) continue;
     const balanceMicros = balances.get(record.accountId)!;
-    const chargedMicros = Math.min(record.costMicros, balanceMicros);
+    const chargedMicros = Math.max(0, Math.min(record.costMicros - record.shortfallMicros, balanceMicros));
     balances.set(record.accountId, balanceMicros - chargedMicros);
     if (chargedMicros < record.costMicros) capped.push({ accountId: record.accountId, usageId: record.id, costMicros: record.costMicros, chargedMicros });
     if (chargedMicros > 0) chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + chargedMicros);
@@ -51,6 +53,13 @@ export function toUsageRow(record: UsageRecord): UsageRecordsTable {
     completion_tokens: record.completionTokens,
     cost_micros: record.costMicros,
     latency_ms: record.latencyMs,
+    cached_tokens: record.cachedTokens,
+    cache_write_tokens: record.cacheWriteTokens,
+    cache_write_1h_tokens: record.cacheWrite1hTokens,
+    reasoning_tokens: record.reasoningTokens,
+    basis: record.basis,
+    outcome: record.outcome,
+    shortfall_micros: record.shortfallMicros,
     status: record.status,
     streamed: record.streamed ? 1 : 0,
     finish_reason: record.finishReason,

@@ -4,7 +4,7 @@ import { sql, type Selectable } from 'kysely';
 import { checkMicros } from '../billing/money.js';
 import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';
-import type { CappedCharge, TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
+import type { CappedCharge, TimeRange, UsageOutcome, UsageRecord, UsageSummary, UsageTotals } from './store.js';
 import type { UsageRecordsTable } from './tables.js';
 
 export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<CappedCharge[]> {
@@ -34,14 +34,15 @@ const MAX_UNSTORED = 10_000;
  * One statement, so one snapshot: the stored records' costs, plus those of `unstored` the
  * store does not have. A record listed and committed meanwhile counts once either way.
  */
-export async function keySpend(db: Db, keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros'>[]): Promise<number> {
-  const listed = new Map(unstored.slice(0, MAX_UNSTORED).map((record) => [record.id, record.costMicros]));
+export async function keySpend(db: Db, keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[]): Promise<number> {
+  // A key spends what its requests were charged: their cost less what the account could not pay.
+  const listed = new Map(unstored.slice(0, MAX_UNSTORED).map((record) => [record.id, record.costMicros - record.shortfallMicros]));
   const ids = [...listed.keys()];
   let query = db
     .selectFrom('usage_records')
     .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number | string>('cost_micros'), eb.lit(0)).as('spent'),
-      (ids.length === 0 ? sql<number>`0` : sql<number | string>`coalesce(sum(case when id in (${sql.join(ids)}) then cost_micros else 0 end), 0)`).as('stored_of_listed'),
+      sql<number | string>`coalesce(sum(cost_micros - shortfall_micros), 0)`.as('spent'),
+      (ids.length === 0 ? sql<number>`0` : sql<number | string>`coalesce(sum(case when id in (${sql.join(ids)}) then cost_micros - shortfall_micros else 0 end), 0)`).as('stored_of_listed'),
     ])
     .where('key_id', '=', keyId);
   if (sinceIso !== null) query = query.where('created_at', '>=', sinceIso);
@@ -101,7 +102,14 @@ function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
     model: row.model,
     promptTokens: Number(row.prompt_tokens),
     completionTokens: Number(row.completion_tokens),
+    cachedTokens: Number(row.cached_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
+    cacheWrite1hTokens: Number(row.cache_write_1h_tokens),
+    reasoningTokens: Number(row.reasoning_tokens),
+    basis: row.basis === 'counted' ? 'counted' : 'reported',
+    outcome: row.outcome as UsageOutcome,
     costMicros: checkMicros(Number(row.cost_micros)),
+    shortfallMicros: checkMicros(Number(row.shortfall_micros)),
     latencyMs: Number(row.latency_ms),
     status: Number(row.status),
     streamed: Number(row.streamed) === 1,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { jsonOf } from '../helpers/json.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 

@@ -3,7 +3,7 @@
 // exactly what the account is charged.
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { DEFAULT_PIECES, FAKE_USAGE, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';

@@ -2,7 +2,7 @@
 // driven with the official openai client: answers, streams, charges, failures, disconnects.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { DEFAULT_PIECES, FAKE_USAGE, refusingUpstreamUrl, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { jsonOf } from '../helpers/json.js';
 import { readWords, settledUsage } from '../helpers/mid-stream.js';

@@ -3,7 +3,7 @@
 // charges equal to the usage records, and the catalogue's endpoints.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { countTextTokens } from '../../src/models/tokens.js';
 import { DEFAULT_PIECES, FAKE_EMBEDDING_TOKENS, FAKE_USAGE, FAKE_VECTOR, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { jsonOf } from '../helpers/json.js';

@@ -14,6 +14,7 @@ import type { Store, UsageRecord } from '../../src/store/store.js';
 import { sessionClient, type DashboardClient } from '../dashboard/dashboard-client.js';
 import { startApp } from '../helpers/start-app.js';
 import { startCluster } from '../helpers/start-cluster.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 // 1 input token = 1,000 micro-credits, 1 output token = 2,000.
 const INPUT_MICROS = 1_000;
@@ -206,6 +207,7 @@ describe.each([
       keyId,
       model: 'priced-echo',
       promptTokens: 1,
+      ...PLAIN_USAGE,
       completionTokens: 1,
       costMicros,
       latencyMs: 1,

@@ -5,7 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { ANTHROPIC_PIECES, ANTHROPIC_USAGE, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';

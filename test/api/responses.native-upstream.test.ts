@@ -5,7 +5,7 @@
 // that leaves mid-stream.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { countTextTokens } from '../../src/models/tokens.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { DEFAULT_PIECES, FAKE_FUNCTION_CALL, FAKE_RESPONSE_USAGE, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';

@@ -16,6 +16,7 @@ import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
 import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 let dir: string;
 let store: Store;
@@ -24,8 +25,8 @@ let admission: MemoryAdmission;
 let principal: Principal;
 
 function tier(overrides: Partial<TierConfig> = {}): Tier {
-  const config: TierConfig = { rpm: 60, tpm: 1_000, concurrency: 2, models: ['*'], subscription: false, price_month: 0, credits_month: 0, ...overrides };
-  return { name: 'test', config, allowsModel: () => true };
+  const config: TierConfig = { rpm: 60, tpm: 1_000, concurrency: 2, models: ['*'], subscription: false, price_month: 0, credits_month: 0, price_multiplier: 1, ...overrides };
+  return { name: 'test', config, multiplierPpm: 1_000_000, allowsModel: () => true };
 }
 
 function usage(costMicros: number, completionTokens = 5): { completionTokens: number; record: UsageRecord } {
@@ -38,6 +39,7 @@ function usage(costMicros: number, completionTokens = 5): { completionTokens: nu
       keyId: 'key_test',
       model: 'm',
       promptTokens: 10,
+      ...PLAIN_USAGE,
       completionTokens,
       costMicros,
       latencyMs: 1,

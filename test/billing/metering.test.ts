@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { outputTokensThatFit } from '../../src/billing/metering.js';
-import { costMicros } from '../../src/billing/pricing.js';
+import { outputTokensThatFit } from '../../src/billing/pricing.js';
+import { costMicros, fullPrices } from '../helpers/cost.js';
 
 describe('outputTokensThatFit', () => {
   it('is the most output tokens whose cost, rounded up with the prompt, stays within what is available', () => {
@@ -13,7 +13,7 @@ describe('outputTokensThatFit', () => {
         fc.integer({ min: 1, max: 1_000_000_000 }),
         (inputPerMTokMicros, outputPerMTokMicros, promptTokens, availableMicros) => {
           const prices = { inputPerMTokMicros, outputPerMTokMicros };
-          const fit = outputTokensThatFit(prices, promptTokens, availableMicros);
+          const fit = outputTokensThatFit(fullPrices(prices), promptTokens, availableMicros);
           if (costMicros(prices, promptTokens, 0) > availableMicros) {
             expect(fit).toBe(-1);
             return;
@@ -26,6 +26,6 @@ describe('outputTokensThatFit', () => {
   });
 
   it('is unbounded when output is free', () => {
-    expect(outputTokensThatFit({ inputPerMTokMicros: 1, outputPerMTokMicros: 0 }, 10, 1)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(outputTokensThatFit(fullPrices({ inputPerMTokMicros: 1, outputPerMTokMicros: 0 }), 10, 1)).toBe(Number.MAX_SAFE_INTEGER);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { creditsToMicros, formatCredits } from '../../src/billing/money.js';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 
 describe('pricing', () => {
   it('charges per million tokens and rounds up to the next micro-credit', () => {

@@ -8,6 +8,7 @@ import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { CappedCharge, Store, UsageRecord } from '../../src/store/store.js';
 import { Metrics } from '../../src/observability/metrics.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 let dir: string;
 let store: Store;
@@ -30,6 +31,7 @@ function record(accountId: string, costMicros: number): UsageRecord {
     keyId: 'key_test',
     model: 'demo-echo',
     promptTokens: 10,
+    ...PLAIN_USAGE,
     completionTokens: 5,
     costMicros,
     latencyMs: 1,

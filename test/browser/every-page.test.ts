@@ -11,6 +11,7 @@ import type { Account } from '../../src/store/store.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { DESKTOP, launchBrowser, openPage, PHONE, type GuardedPage } from './browser.js';
 import { PASSWORD, signIn } from './dashboard.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CLI = { kind: 'cli', id: 'test' } as const;
@@ -57,6 +58,7 @@ beforeAll(async () => {
         keyId: (i % 2 === 0 ? keys.production : keys.staging).record.id,
         model,
         promptTokens,
+        ...PLAIN_USAGE,
         completionTokens,
         costMicros: Math.ceil(promptTokens * 0.5 + completionTokens * 1.5),
         latencyMs: 30 + i,

@@ -19,6 +19,7 @@ import type { Session, Store, UsageRecord } from '../../src/store/store.js';
 import { STORE_TABLES, type StoreTable } from '../../src/store/tables.js';
 import { cliDataDir, runCli, type Run } from '../helpers/cli-run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 
 interface CopyJson {
@@ -113,6 +114,7 @@ async function fillSqliteStore(store: Store) {
     keyId: key.record.id,
     model: i % 2 ? 'demo-echo' : 'demo-lorem',
     promptTokens: 10 + i,
+    ...PLAIN_USAGE,
     completionTokens: i % 7,
     costMicros: i % 5 === 0 ? 0 : 3 + (i % 11),
     latencyMs: 5 + (i % 90),

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key.js';
 import { EmailTakenError, type Account, type Store, type UsageRecord } from '../../src/store/store.js';
 import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 describe.each(backends)('the dashboard store on $name', (backend) => {
   let opened: OpenedStore;
@@ -111,6 +112,7 @@ describe.each(backends)('the dashboard store on $name', (backend) => {
       keyId,
       model,
       promptTokens: 10 * n,
+      ...PLAIN_USAGE,
       completionTokens: n,
       costMicros: cost,
       latencyMs: 5,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../src/store/store.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { DashboardClient, expectUnifiedError, sessionClient } from './dashboard-client.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const day = (offsetDays: number): string => new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
@@ -104,6 +105,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
       keyId: keys[1]!.id,
       keyName: '=SUM(A1)',
       promptTokens: streamed.promptTokens,
+      ...PLAIN_USAGE,
       completionTokens: streamed.completionTokens,
       costMicros: streamed.costMicros,
       latencyMs: streamed.latencyMs,
@@ -122,6 +124,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
       keyId: keys[0]!.id,
       model: 'demo-echo',
       promptTokens: 10,
+      ...PLAIN_USAGE,
       completionTokens: 5,
       costMicros: 40,
       latencyMs: 3,

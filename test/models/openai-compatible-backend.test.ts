@@ -498,7 +498,7 @@ describe('failover before the first byte', () => {
     const err = await rejection(backend.complete(call()));
     expect(err).toBeInstanceOf(UpstreamRejectedError);
     expect(statusOf(err)).toBe(400);
-    expect((err as UpstreamRejectedError).upstreamMessage).toBe("'messages' must contain at least one user message");
+    expect((err as UpstreamRejectedError).upstream.message).toBe("'messages' must contain at least one user message");
     expect(other.requests).toHaveLength(0);
   });
 
@@ -509,7 +509,7 @@ describe('failover before the first byte', () => {
     const err = await rejection(backend.stream(call({ stream: true }), collectingSink()));
     expect(err).toBeInstanceOf(UpstreamRejectedError);
     expectNoSecrets(err, rejecting.hostPort);
-    expect((err as UpstreamRejectedError).upstreamMessage).toContain('[redacted]');
+    expect((err as UpstreamRejectedError).upstream.message).toContain('[redacted]');
   });
 });
 
@@ -603,7 +603,7 @@ describe('circuit breaker', () => {
   }
 
   it('takes a failing deployment out of rotation, probes it after the cooldown, and brings it back', async () => {
-    const flaky = await upstream({ status: 500 });
+    const flaky = await upstream({ status: 503 });
     const healthy = await upstream();
     const breakerOptions = { circuitBreaker: { failureThreshold: 3, cooldownMs: 5000, maxCooldownMs: 60_000 } };
     const { backend, advance } = backendWithClock([deployment(flaky.url, breakerOptions), deployment(healthy.url, breakerOptions)]);
@@ -629,6 +629,33 @@ describe('circuit breaker', () => {
     await backend.complete(call());
     expect(flaky.requests).toHaveLength(5);
     expect(healthy.requests).toHaveLength(4);
+  });
+
+  it('a 500 the request caused, sent again and again, never opens the circuit; the client reads the upstream message', async () => {
+    const picky = await upstream({ status: 500, errorMessage: 'Failed to parse tool call' });
+    const { backend } = backendWithClock([deployment(picky.url, { circuitBreaker: { failureThreshold: 3, cooldownMs: 5000, maxCooldownMs: 60_000 } })]);
+    const [only] = backend.deployments;
+    for (let i = 0; i < 10; i++) {
+      const err = await rejection(backend.complete(call({ extra: { tools: [{ type: 'function', function: { name: 'f' } }] } })));
+      expect(err).toBeInstanceOf(BadUpstreamError);
+      expect((err as BadUpstreamError).upstream).toEqual({ status: 500, message: 'Failed to parse tool call', fields: { type: 'invalid_request_error' } });
+    }
+    expect(only!.breaker.state).toBe('closed');
+    picky.behave({});
+    await backend.complete(call());
+    expect(picky.requests).toHaveLength(11);
+  });
+
+  it('500s of different requests open the circuit once they are most of what the deployment was asked', async () => {
+    const broken = await upstream({ status: 500, errorMessage: 'internal' });
+    const { backend } = backendWithClock([deployment(broken.url, { circuitBreaker: { failureThreshold: 3, cooldownMs: 5000, maxCooldownMs: 60_000 } })]);
+    const [only] = backend.deployments;
+    for (let i = 0; i < 8 && only!.breaker.state === 'closed'; i++) {
+      await rejection(backend.complete(call({ extra: { seed: i } })));
+    }
+    expect(only!.breaker.state).toBe('open');
+    // Distinct requests: the third that failed made three distinct failures; three such in a row open it.
+    expect(broken.requests.length).toBeLessThanOrEqual(5);
   });
 
   it('every deployment cooling down is a 503 without a single upstream request', async () => {

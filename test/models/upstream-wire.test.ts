@@ -7,7 +7,7 @@ import {
   textIndexIsZero,
   textUsage,
   textWithUsageCost,
-  upstreamErrorMessage,
+  upstreamErrorOf,
   upstreamRequestText,
   usageOf,
 } from '../../src/models/upstream/wire.js';
@@ -47,12 +47,22 @@ describe('ModelRenamer', () => {
   });
 });
 
-describe('upstreamErrorMessage', () => {
+describe('upstreamErrorOf', () => {
   it("reads OpenAI's, llama.cpp's and FastAPI's error shapes", () => {
-    expect(upstreamErrorMessage('{"error":{"message":"too long"}}')).toBe('too long');
-    expect(upstreamErrorMessage('{"error":"bad"}')).toBe('bad');
-    expect(upstreamErrorMessage('{"detail":"nope"}')).toBe('nope');
-    expect(upstreamErrorMessage('<html>502</html>')).toBeUndefined();
+    expect(upstreamErrorOf('{"error":{"message":"too long"}}')).toEqual({ message: 'too long', fields: {} });
+    expect(upstreamErrorOf('{"error":"bad"}')).toEqual({ message: 'bad', fields: {} });
+    expect(upstreamErrorOf('{"detail":"nope"}')).toEqual({ message: 'nope', fields: {} });
+    expect(upstreamErrorOf('<html>502</html>')).toBeUndefined();
+  });
+
+  it("keeps the error's plain fields: type, param, code and numbers, but nothing nested", () => {
+    const llama = '{"error":{"code":400,"message":"request exceeds the context","type":"exceed_context_size_error","n_prompt_tokens":4100,"n_ctx":2048,"x":{"deep":1}}}';
+    expect(upstreamErrorOf(llama)).toEqual({
+      message: 'request exceeds the context',
+      fields: { code: 400, type: 'exceed_context_size_error', n_prompt_tokens: 4100, n_ctx: 2048 },
+    });
+    const openai = '{"error":{"message":"bad value","type":"invalid_request_error","param":"temperature","code":null}}';
+    expect(upstreamErrorOf(openai)).toEqual({ message: 'bad value', fields: { type: 'invalid_request_error', param: 'temperature' } });
   });
 });
 
@@ -143,10 +153,19 @@ describe('reading a chunk off its text', () => {
     for (const text of texts) {
       const parsed = JSON.parse(text) as { choices: { index?: number; finish_reason: string | null }[]; usage?: unknown };
       const first = parsed.choices[0];
-      expect(textUsage(text), text).toEqual(usageOf(parsed.usage));
+      const usage = textUsage(text);
+      if (usage !== undefined) expect(usage, text).toEqual(usageOf(parsed.usage));
       expect(textFinishReason(text), text).toBe(first?.finish_reason ?? null);
       expect(textIndexIsZero(text), text).toBe((first?.index ?? 0) === 0);
     }
+  });
+
+  it('reads the token kinds priced apart, as the parser does', () => {
+    const text = chunk('"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46,"prompt_tokens_details":{"cached_tokens":8,"cache_write_tokens":2},"completion_tokens_details":{"reasoning_tokens":5}}');
+    const expected = { promptTokens: 12, completionTokens: 34, cachedTokens: 8, cacheWriteTokens: 2, reasoningTokens: 5 };
+    expect(textUsage(text)).toEqual(expected);
+    expect(usageOf((JSON.parse(text) as { usage: unknown }).usage)).toEqual(expected);
+    expect(textUsage(chunk('"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":null}}'))).toBeUndefined();
   });
 
   it('leaves every doubtful form to the parser', () => {

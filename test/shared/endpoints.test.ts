@@ -5,7 +5,7 @@
 // and every instance's Redis view the same balance with nothing left reserved.
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros } from '../../src/billing/pricing.js';
+import { costMicros } from '../helpers/cost.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { jsonOf } from '../helpers/json.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';

@@ -12,6 +12,7 @@ import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { testRedis, type TestRedis } from '../helpers/redis.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 const INSTANCES = 4;
 let database: TestDatabase;
@@ -60,6 +61,7 @@ function record(accountId: string, costMicros: number, keyId = 'key_test'): Usag
     keyId,
     model: 'test-model',
     promptTokens: 10,
+    ...PLAIN_USAGE,
     completionTokens: 10,
     costMicros,
     latencyMs: 1,

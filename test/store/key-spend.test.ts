@@ -6,6 +6,7 @@ import { generateApiKey } from '../../src/auth/api-key.js';
 import { newTimeOrderedId } from '../../src/ids.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 describe.each(backends)('keys’ credit limits in the store on $name', (backend) => {
   let opened: OpenedStore;
@@ -38,6 +39,7 @@ describe.each(backends)('keys’ credit limits in the store on $name', (backend)
       keyId,
       model: 'm',
       promptTokens: 1,
+      ...PLAIN_USAGE,
       completionTokens: 1,
       costMicros,
       latencyMs: 1,

@@ -16,6 +16,7 @@ import {
   type UsageRecord,
 } from '../../src/store/store.js';
 import { STORE_BACKENDS as backends, type OpenedStore } from '../helpers/store-backends.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 const UNKNOWN_ACCOUNT = 'acct_00000000000000000000';
 
@@ -67,6 +68,7 @@ describe.each(backends)('credits in the store on $name', (backend) => {
       keyId: 'key_00000000000000000001',
       model: 'demo-lorem',
       promptTokens: 10,
+      ...PLAIN_USAGE,
       completionTokens: 20,
       costMicros,
       latencyMs: 42,

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
+import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 let dir: string;
 let store: Store;
@@ -30,6 +31,7 @@ function records(accountId: string, count: number): UsageRecord[] {
     keyId: 'key_test',
     model: 'demo-echo',
     promptTokens: 10,
+    ...PLAIN_USAGE,
     completionTokens: 20,
     costMicros: 3,
     latencyMs: 1,

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services.js';
 import { validateEmbeddingsRequest, type EmbeddingsRequest } from '../../embeddings/embeddings-request.js';
+import { planInput } from '../../chat/plan.js';
 import { andThen } from '../../maybe-promise.js';
 import { embedderOf } from '../../models/catalog.js';
 import { countTextsTokens } from '../../models/tokens.js';
@@ -12,14 +13,14 @@ const EMBEDDINGS: MeteredEndpoint<EmbeddingsRequest> = {
   endpoint: 'embeddings',
   parse: validateEmbeddingsRequest,
   modelOf: (request) => request.model,
-  plan: (request) => {
+  plan: (request, model) => {
     let tokenIds = 0;
     const texts: string[] = [];
     for (const input of request.inputs) {
       if (typeof input === 'string') texts.push(input);
       else tokenIds += input.length;
     }
-    return andThen(countTextsTokens(texts), (textTokens) => ({ promptTokens: textTokens + tokenIds, maxOutputTokens: 0 }));
+    return andThen(countTextsTokens(texts), (textTokens) => planInput(textTokens + tokenIds, model.calibrations.embeddings));
   },
   answer: ({ request, rawJson, model, plan, client }) =>
     embedderOf(model).embed({ request, requestText: rawJson ?? undefined, modelId: model.id, promptTokens: plan.promptTokens, client }),

@@ -6,7 +6,7 @@ import { AttemptFailure, BadUpstreamError, NoBackendAvailableError, UpstreamTime
 export function midStreamError(failure: AttemptFailure): LmgateError {
   return failure.kind === 'timeout'
     ? new UpstreamTimeoutError(failure.detail, { cause: failure })
-    : new BadUpstreamError(failure.detail, { cause: failure });
+    : new BadUpstreamError(failure.detail, { cause: failure }, failure.upstream);
 }
 
 /**
@@ -18,7 +18,9 @@ export function finalError(failures: readonly AttemptFailure[]): LmgateError {
   if (last === undefined) return new NoBackendAvailableError('every deployment is cooling down or at its concurrency limit');
   const cause = failures.length === 1 ? last : new AggregateError(failures, 'every deployment failed');
   const summary = `${failures.length === 1 ? 'the deployment' : `all ${failures.length} deployments`} failed; last: ${last.detail}`;
-  if (failures.some((failure) => failure.kind === 'bad_answer')) return new BadUpstreamError(summary, { cause });
+  const failed = failures.filter((failure) => failure.kind === 'bad_answer' || failure.kind === 'server_error');
+  // The last deployment that said why tells the client.
+  if (failed.length > 0) return new BadUpstreamError(summary, { cause }, failed.findLast((failure) => failure.upstream)?.upstream);
   if (failures.some((failure) => failure.kind === 'timeout')) return new UpstreamTimeoutError(summary, { cause });
   return new NoBackendAvailableError(summary, { cause });
 }

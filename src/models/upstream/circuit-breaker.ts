@@ -5,6 +5,13 @@
 //
 //   closed ──(failures in a row)──> open ──(cooldown over)──> half-open ──(probe ok)──> closed
 //                                     ^─────────────(probe failed)───────────┘
+//
+// A 500 is not always the deployment's fault: a server answers 500 for some requests it
+// cannot serve (llama.cpp, when the model's output fails its tool-call parser, or an
+// embedding input is larger than its batch). So a 500 counts as a failure only as a rate
+// of different requests: within SERVER_ERROR_WINDOW_MS, when `failureThreshold` distinct
+// request bodies failed and they are at least half of the attempts made. A body that
+// failed already in the window (a client's retries of one request) counts once.
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
@@ -18,8 +25,18 @@ export interface CircuitBreakerOptions {
   now?: () => number;
 }
 
+const SERVER_ERROR_WINDOW_MS = 60_000;
+/** At least this share of the window's attempts failed with 500 on different requests. */
+const SERVER_ERROR_RATE = 0.5;
+/** Attempts remembered for the rate: enough for a window of a busy deployment's sample. */
+const MAX_REMEMBERED_ATTEMPTS = 1024;
+
 export class CircuitBreaker {
   private failuresInARow = 0;
+  /** Start times of recent attempts, oldest first (at most MAX_REMEMBERED_ATTEMPTS). */
+  private readonly attemptTimes: number[] = [];
+  /** Bodies that failed with 500 in the window → when they last did. */
+  private readonly serverErrors = new Map<string, number>();
   private openUntil = 0;
   private cooldownMs: number;
   private probing = false;
@@ -44,6 +61,8 @@ export class CircuitBreaker {
   /** A request is going out; in half-open state it is the probe. */
   onAttempt(): void {
     if (this.openUntil !== 0) this.probing = true;
+    this.attemptTimes.push(this.now());
+    if (this.attemptTimes.length > MAX_REMEMBERED_ATTEMPTS) this.attemptTimes.shift();
   }
 
   onSuccess(): void {
@@ -70,6 +89,22 @@ export class CircuitBreaker {
     const until = this.now() + Math.min(ms, this.options.maxCooldownMs);
     this.probing = false;
     if (until > this.openUntil) this.openUntil = until;
+  }
+
+  /**
+   * The deployment answered 500 to the request named `fingerprint`: a failure only when
+   * different requests keep failing (see the header), else no verdict either way.
+   */
+  onServerError(fingerprint: string): void {
+    const now = this.now();
+    const since = now - SERVER_ERROR_WINDOW_MS;
+    for (const [body, at] of this.serverErrors) if (at < since) this.serverErrors.delete(body);
+    while (this.attemptTimes.length > 0 && this.attemptTimes[0]! < since) this.attemptTimes.shift();
+    const isRetry = this.serverErrors.has(fingerprint);
+    this.serverErrors.set(fingerprint, now);
+    const distinct = this.serverErrors.size;
+    if (!isRetry && distinct >= this.options.failureThreshold && distinct >= SERVER_ERROR_RATE * this.attemptTimes.length) return this.onFailure();
+    this.onInconclusive();
   }
 
   /** The attempt ended without a verdict on the deployment's health (the client left). */

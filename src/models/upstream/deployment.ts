@@ -34,7 +34,7 @@ export interface UpstreamDeployment {
 }
 
 /** How one attempt on a deployment ended, for metrics. */
-export type AttemptOutcome = 'ok' | 'rejected' | 'unreachable' | 'busy' | 'bad_answer' | 'timeout' | 'aborted';
+export type AttemptOutcome = 'ok' | 'rejected' | 'unreachable' | 'busy' | 'bad_answer' | 'timeout' | 'server_error' | 'aborted';
 
 /** Watches attempts (metrics). Called on the request path: must be cheap and never throw. */
 export interface DeploymentObserver {

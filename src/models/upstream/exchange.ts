@@ -5,13 +5,14 @@
 // another deployment), or with an error that ends the call (an upstream 4xx, the client
 // gone). Nothing about the upstream (address, key) goes into a message a client may see;
 // details go into `cause`, which only the log sees.
+import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { AttemptFailure, ClientGoneError, UpstreamRejectedError } from '../../errors.js';
+import { AttemptFailure, ClientGoneError, UpstreamRejectedError, type UpstreamErrorReport } from '../../errors.js';
 import type { BackendCall, ClientLink, CompletionResult, StreamResult } from '../backend.js';
 import { midStreamError, transportFailure } from './attempt-failure.js';
 import type { AttemptOutcome, Deployment } from './deployment.js';
 import { SseDataReader } from './sse-data-reader.js';
-import { upstreamErrorMessage } from './wire.js';
+import { upstreamErrorOf } from './wire.js';
 
 // Bounds on what lmgate holds in memory for one upstream answer.
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -31,6 +32,8 @@ export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implemen
   firstByteSec: number | undefined;
   protected status = 0;
   protected settled = false;
+  /** The request as sent, for telling one request's failures from another's. */
+  private sentBody = '';
   private readonly startedAt = performance.now();
   private resolveResult!: (value: T) => void;
   private rejectResult!: (reason: unknown) => void;
@@ -57,6 +60,7 @@ export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implemen
   /** Sends the request (to the chat path unless told); called by a subclass once it is fully constructed. */
   protected start(body: string, isStream: boolean, path = this.deployment.path): void {
     const { deployment } = this;
+    this.sentBody = body;
     const { firstByteMs, idleMs, totalMs } = deployment.config.timeouts;
     this.timer = setTimeout(() => {
       if (this.settled) return;
@@ -83,6 +87,11 @@ export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implemen
       },
       this,
     );
+  }
+
+  /** Names the request sent: the same body (a client's retry of it) has the same name. Computed only when asked, after a failure. */
+  requestFingerprint(): string {
+    return createHash('sha256').update(this.sentBody).digest('base64url');
   }
 
   // --- undici's handler --------------------------------------------------------------
@@ -173,11 +182,23 @@ export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implemen
     // 401/403/407 mean lmgate's own credentials for the upstream are wrong (an operator's
     // problem, and the upstream's message may quote the key), 408 that it gave up waiting:
     // none is the client's fault, so another deployment may do better.
-    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407 && status !== 408) {
-      const message = upstreamErrorMessage(body);
-      return new UpstreamRejectedError(status, this.deployment.redact(message ?? `the model server answered ${status}`));
-    }
-    return new AttemptFailure('bad_answer', `upstream answered ${status}`, where);
+    const clientFault = status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407 && status !== 408;
+    if (clientFault) return new UpstreamRejectedError(this.report(body) ?? { status, message: `the model server answered ${status}`, fields: {} });
+    // 502, 503 and 504 say the server (or a proxy before it) is down or overloaded; any
+    // other 5xx may be the request's own doing (llama.cpp answers 500 when the model's
+    // output fails its tool-call parser), which the circuit breaker weighs apart.
+    const kind = status >= 500 && status !== 502 && status !== 503 && status !== 504 ? 'server_error' : 'bad_answer';
+    const report = status >= 500 ? this.report(body) : undefined;
+    return new AttemptFailure(kind, `upstream answered ${status}`, where, undefined, undefined, report);
+  }
+
+  /** The upstream's error body as the client may see it: its secrets and address redacted. */
+  private report(body: string): UpstreamErrorReport | undefined {
+    const said = upstreamErrorOf(body);
+    if (said === undefined) return undefined;
+    const fields: Record<string, string | number> = {};
+    for (const [name, value] of Object.entries(said.fields)) fields[name] = typeof value === 'string' ? this.deployment.redact(value) : value;
+    return { status: this.status, message: this.deployment.redact(said.message), fields };
   }
 }
 

@@ -27,13 +27,33 @@ export function parsedOrNull(data: string): Record<string, unknown> | null {
   }
 }
 
-/** An upstream `usage` object, when it has the two counts lmgate bills. */
+/**
+ * An upstream `usage` object, when it has the two totals lmgate bills, with the parts
+ * priced apart where it reports them: OpenAI's `prompt_tokens_details.cached_tokens` and
+ * `completion_tokens_details.reasoning_tokens`, and `cache_write_tokens` beside cached
+ * tokens (OpenRouter's form for providers that charge cache writes).
+ */
 export function usageOf(value: unknown): Usage | null {
   if (!isRecord(value)) return null;
   const { prompt_tokens: promptTokens, completion_tokens: completionTokens } = value;
   if (!isCount(promptTokens) || !isCount(completionTokens)) return null;
-  return { promptTokens, completionTokens };
+  const usage: Usage = { promptTokens, completionTokens };
+  const prompt = value.prompt_tokens_details;
+  if (isRecord(prompt)) {
+    if (isCount(prompt.cached_tokens) && prompt.cached_tokens > 0) usage.cachedTokens = prompt.cached_tokens;
+    if (isCount(prompt.cache_write_tokens) && prompt.cache_write_tokens > 0) usage.cacheWriteTokens = prompt.cache_write_tokens;
+  }
+  const completion = value.completion_tokens_details;
+  if (isRecord(completion) && isCount(completion.reasoning_tokens) && completion.reasoning_tokens > 0) usage.reasoningTokens = completion.reasoning_tokens;
+  return usage;
 }
+
+/** Token kinds priced apart, as the keys that report them (in OpenAI's `*_details` objects) and where they go. */
+const PRICED_PARTS = [
+  ['cached_tokens"', 'cachedTokens'],
+  ['cache_write_tokens"', 'cacheWriteTokens'],
+  ['reasoning_tokens"', 'reasoningTokens'],
+] as const;
 
 /** A token count as an upstream reports it: a non-negative safe integer. */
 export function isCount(value: unknown): value is number {
@@ -94,7 +114,22 @@ export function textUsage(text: string): Usage | null | undefined {
   const promptTokens = countAfter(text, at + 8, 'prompt_tokens"');
   const completionTokens = countAfter(text, at + 8, 'completion_tokens"');
   if (promptTokens === undefined || completionTokens === undefined) return undefined;
-  return { promptTokens, completionTokens };
+  const usage: Usage = { promptTokens, completionTokens };
+  // OpenAI reports its details (mostly zeros) on every answer: read, not parsed.
+  for (const [key, kind] of PRICED_PARTS) {
+    if (!text.includes(key, at)) continue;
+    const count = partCountAfter(text, at, key);
+    if (count === undefined) return undefined;
+    if (count > 0) usage[kind] = count;
+  }
+  return usage;
+}
+
+/** A count member nested anywhere after `from` (a `*_details` object's), once in the text: a plain integer. */
+function partCountAfter(text: string, from: number, key: string): number | undefined {
+  const at = onlyKey(text, key);
+  if (at < from || !text.startsWith(':', at + key.length)) return undefined;
+  return plainInteger(text, at + key.length + 1);
 }
 
 /** The one `finish_reason`: null when absent or null; the reason when it is a string without escapes. */
@@ -188,8 +223,12 @@ function countAfter(text: string, from: number, key: string): number | undefined
   if (at < from || !text.startsWith(':', at + key.length)) return undefined;
   const between = text.slice(from, at);
   if (between.includes('{') || between.includes('}')) return undefined;
-  let end = at + key.length + 1;
-  const start = end;
+  return plainInteger(text, at + key.length + 1);
+}
+
+/** The JSON integer starting at `start`, followed by `,` or `}`; undefined for anything else. */
+function plainInteger(text: string, start: number): number | undefined {
+  let end = start;
   while (end < text.length && end - start <= 15) {
     const c = text.charCodeAt(end);
     if (c < 48 /* 0 */ || c > 57 /* 9 */) break;
@@ -201,8 +240,14 @@ function countAfter(text: string, from: number, key: string): number | undefined
   return Number(text.slice(start, end));
 }
 
-/** OpenAI's `error.message` from an error body, if it has one. */
-export function upstreamErrorMessage(text: string): string | undefined {
+/**
+ * What an error body says: OpenAI's `error.message` (or the forms older llama.cpp and
+ * FastAPI servers use: `{"error": "..."}`, `{"detail": "..."}`, `{"message": "..."}`), and
+ * the error object's other plain fields (type, param, code, llama.cpp's n_prompt_tokens
+ * and n_ctx), at most MAX_ERROR_FIELDS of them. Undefined when the body is not JSON or
+ * says nothing.
+ */
+export function upstreamErrorOf(text: string): { message: string; fields: Record<string, string | number> } | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -211,12 +256,28 @@ export function upstreamErrorMessage(text: string): string | undefined {
   }
   if (!isRecord(parsed)) return undefined;
   const error = parsed.error;
-  if (isRecord(error) && typeof error.message === 'string' && error.message.length > 0) return error.message;
-  // Some servers (older llama.cpp, FastAPI) answer {"error": "..."} or {"detail": "..."}.
-  if (typeof error === 'string' && error.length > 0) return error;
-  if (typeof parsed.detail === 'string' && parsed.detail.length > 0) return parsed.detail;
-  if (typeof parsed.message === 'string' && parsed.message.length > 0) return parsed.message;
+  if (isRecord(error) && typeof error.message === 'string' && error.message.length > 0) return { message: error.message, fields: plainFields(error) };
+  if (typeof error === 'string' && error.length > 0) return { message: error, fields: {} };
+  if (typeof parsed.detail === 'string' && parsed.detail.length > 0) return { message: parsed.detail, fields: {} };
+  if (typeof parsed.message === 'string' && parsed.message.length > 0) return { message: parsed.message, fields: plainFields(parsed) };
   return undefined;
+}
+
+const MAX_ERROR_FIELDS = 8;
+const MAX_ERROR_FIELD_CHARS = 200;
+
+/** An error object's short string and finite number members, but its message. */
+function plainFields(error: Record<string, unknown>): Record<string, string | number> {
+  const fields: Record<string, string | number> = {};
+  let count = 0;
+  for (const [name, value] of Object.entries(error)) {
+    if (name === 'message' || count >= MAX_ERROR_FIELDS || name.length > 40) continue;
+    if ((typeof value === 'string' && value.length <= MAX_ERROR_FIELD_CHARS) || (typeof value === 'number' && Number.isFinite(value))) {
+      fields[name] = value;
+      count++;
+    }
+  }
+  return fields;
 }
 
 /**

@@ -101,5 +101,8 @@ async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: strin
       .where('id', '=', accountId)
       .execute();
   }
+  for (const cut of capped) {
+    await trx.updateTable('usage_records').set({ shortfall_micros: cut.costMicros - cut.chargedMicros }).where('id', '=', cut.usageId).execute();
+  }
   return capped;
 }

@@ -35,10 +35,12 @@ export class SqliteUsageBulk {
   private prepare(): SqliteDatabase.Transaction<Write> {
     const insertUsage = this.sqlite.prepare(
       `INSERT INTO usage_records (id, request_id, account_id, key_id, model, prompt_tokens, completion_tokens,
-         cost_micros, latency_ms, status, streamed, finish_reason, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         cached_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, basis, outcome,
+         cost_micros, shortfall_micros, latency_ms, status, streamed, finish_reason, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     );
+    const setShortfall = this.sqlite.prepare('UPDATE usage_records SET shortfall_micros = ? WHERE id = ?');
     const selectBalance = this.sqlite.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM accounts WHERE id = ?');
     const insertLedger = this.sqlite.prepare(
       `INSERT INTO ledger_entries (account_id, kind, amount_micros, reason, reference, created_at)
@@ -59,12 +61,14 @@ export class SqliteUsageBulk {
         (r) =>
           insertUsage.run(
             r.id, r.requestId, r.accountId, r.keyId, r.model, r.promptTokens, r.completionTokens,
-            r.costMicros, r.latencyMs, r.status, r.streamed ? 1 : 0, r.finishReason, r.createdAt,
+            r.cachedTokens, r.cacheWriteTokens, r.cacheWrite1hTokens, r.reasoningTokens, r.basis, r.outcome,
+            r.costMicros, r.shortfallMicros, r.latencyMs, r.status, r.streamed ? 1 : 0, r.finishReason, r.createdAt,
           ).changes === 1,
       );
       const { entries, chargedByAccount, capped } = planUsageCharges(inserted, balances, at);
       for (const e of entries) insertLedger.run(e.account_id, e.kind, e.amount_micros, e.reason, e.reference, e.created_at);
       for (const [accountId, chargedMicros] of chargedByAccount) debitBalance.run(chargedMicros, accountId);
+      for (const cut of capped) setShortfall.run(cut.costMicros - cut.chargedMicros, cut.usageId);
       return capped;
     });
   }

@@ -1,0 +1,111 @@
+// What a model's server really counts in a prompt, learned from what it reports.
+//
+// lmgate counts a prompt with its own tokenizer (o200k), text and tool schemas included.
+// A model server counts with the model's tokenizer and also counts its chat template, the
+// template's default system prompt and the way it renders tools, none of which lmgate can
+// see. So each model (and endpoint: a completion has no chat template) keeps a line
+// fitted to (lmgate's count → the server's report) over its recent answers:
+//   estimate = slope × counted + overhead
+// and, for holds, how far above that line the reports have come: the 99th percentile of
+// report ÷ estimate, measured before each answer was fitted in (an honest forecast error).
+// One estimate answers count_tokens and bills an answer the server gave no usage for;
+// the hold adds the margin, so it covers the true prompt in at least 99 % of requests.
+
+/** Answers kept for the fit; older ones fall out, so a model that changes is relearned. */
+const WINDOW = 512;
+/** Reports fitted before a forecast's error is measured: the first few fits say little. */
+const WARM_UP = 4;
+/** The margin is recomputed this often (a sort of WINDOW numbers). */
+const MARGIN_EVERY = 16;
+const MARGIN_QUANTILE = 0.99;
+/** A slope outside this range is a poor fit (few distinct lengths): the overhead alone is used. */
+const MIN_SLOPE = 0.25;
+const MAX_SLOPE = 8;
+
+export class PromptCalibration {
+  private readonly counted = new Float64Array(WINDOW);
+  private readonly reported = new Float64Array(WINDOW);
+  private readonly forecastRatios = new Float64Array(WINDOW);
+  private size = 0;
+  private next = 0;
+  private sumC = 0;
+  private sumR = 0;
+  private sumCC = 0;
+  private sumCR = 0;
+  private slope = 1;
+  private overhead = 0;
+  private margin = 1;
+  private sinceMargin = 0;
+
+  /** The server's count for a prompt lmgate counted `counted` tokens, as best known. */
+  estimate(counted: number): number {
+    if (this.size === 0) return counted;
+    return Math.max(0, Math.round(this.slope * counted + this.overhead));
+  }
+
+  /** What to hold for such a prompt: the estimate and its margin, never below lmgate's own count. */
+  hold(counted: number): number {
+    if (this.size === 0) return counted;
+    return Math.max(counted, Math.ceil(this.margin * (this.slope * counted + this.overhead)));
+  }
+
+  /** The server reported `reported` prompt tokens for a prompt lmgate counted `counted`. */
+  observe(counted: number, reported: number): void {
+    if (!(counted >= 0 && reported >= 0)) return;
+    if (this.size >= WARM_UP) {
+      const forecast = Math.max(1, this.slope * counted + this.overhead);
+      this.forecastRatios[this.next] = reported / forecast;
+    } else {
+      this.forecastRatios[this.next] = Number.NaN;
+    }
+    if (this.size === WINDOW) {
+      const oldC = this.counted[this.next]!;
+      const oldR = this.reported[this.next]!;
+      this.sumC -= oldC;
+      this.sumR -= oldR;
+      this.sumCC -= oldC * oldC;
+      this.sumCR -= oldC * oldR;
+    } else {
+      this.size++;
+    }
+    this.counted[this.next] = counted;
+    this.reported[this.next] = reported;
+    this.sumC += counted;
+    this.sumR += reported;
+    this.sumCC += counted * counted;
+    this.sumCR += counted * reported;
+    this.next = (this.next + 1) % WINDOW;
+    this.fit();
+    if (++this.sinceMargin >= MARGIN_EVERY || this.size <= WARM_UP + MARGIN_EVERY) this.measureMargin();
+  }
+
+  /** Least squares over the window; the overhead alone when the counts hardly vary. */
+  private fit(): void {
+    const n = this.size;
+    const meanC = this.sumC / n;
+    const meanR = this.sumR / n;
+    const varC = this.sumCC / n - meanC * meanC;
+    const slope = varC > 1 ? (this.sumCR / n - meanC * meanR) / varC : Number.NaN;
+    if (slope >= MIN_SLOPE && slope <= MAX_SLOPE) {
+      this.slope = slope;
+      this.overhead = meanR - slope * meanC;
+    } else {
+      this.slope = 1;
+      this.overhead = meanR - meanC;
+    }
+  }
+
+  private measureMargin(): void {
+    this.sinceMargin = 0;
+    const ratios = Array.from(this.forecastRatios.subarray(0, this.size)).filter((ratio) => !Number.isNaN(ratio));
+    if (ratios.length === 0) {
+      // Not warmed up yet: the largest ratio seen so far of the report to the fit.
+      let worst = 1;
+      for (let i = 0; i < this.size; i++) worst = Math.max(worst, this.reported[i]! / Math.max(1, this.slope * this.counted[i]! + this.overhead));
+      this.margin = worst;
+      return;
+    }
+    ratios.sort((a, b) => a - b);
+    this.margin = Math.max(1, ratios[Math.min(ratios.length - 1, Math.ceil(MARGIN_QUANTILE * ratios.length) - 1)]!);
+  }
+}
