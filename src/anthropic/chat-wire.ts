@@ -13,7 +13,8 @@ export interface ChatUsageBody {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number };
+  prompt_tokens_details?: { cached_tokens: number; cache_write_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 export interface ChatCompletionBody {

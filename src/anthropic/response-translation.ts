@@ -4,6 +4,7 @@ import type { Usage } from '../billing/usage.js';
 import type { ChatCompletionBody, ChatFinishReason, ChatToolCall, ChatUsageBody } from './chat-wire.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicStopReason, AnthropicUsage } from './messages-wire.js';
 import { parseArguments } from './request-translation.js';
+import { usageOf } from '../models/upstream/wire.js';
 
 export function chatFinishReason(reason: AnthropicStopReason | null): ChatFinishReason | null {
   switch (reason) {
@@ -37,25 +38,48 @@ export function anthropicStopReason(reason: string | null): AnthropicStopReason 
   }
 }
 
-/** What lmgate bills: every input token, cached or not, counts as a prompt token. */
-export function usageOfAnthropic(usage: Pick<AnthropicUsage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'>): Usage {
-  return {
-    promptTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
-    completionTokens: usage.output_tokens,
-  };
+/**
+ * What lmgate bills, by kind. Anthropic counts cache reads and writes beside
+ * `input_tokens`; lmgate's prompt total holds all three, and the parts are priced apart
+ * (writes split by lifetime where `cache_creation` says, else taken as 5-minute writes).
+ */
+export function usageOfAnthropic(usage: Pick<AnthropicUsage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation'>): Usage {
+  const written = usage.cache_creation_input_tokens ?? 0;
+  const read = usage.cache_read_input_tokens ?? 0;
+  const oneHour = Math.min(written, usage.cache_creation?.ephemeral_1h_input_tokens ?? 0);
+  const result: Usage = { promptTokens: usage.input_tokens + written + read, completionTokens: usage.output_tokens };
+  if (read > 0) result.cachedTokens = read;
+  if (written - oneHour > 0) result.cacheWriteTokens = written - oneHour;
+  if (oneHour > 0) result.cacheWrite1hTokens = oneHour;
+  return result;
 }
 
-export function chatUsageBody(usage: Usage, cachedTokens = 0): ChatUsageBody {
-  return {
+/** A usage as OpenAI's `usage` object: the totals, and the parts priced apart in its `*_details`. */
+export function chatUsageBody(usage: Usage): ChatUsageBody {
+  const body: ChatUsageBody = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: cachedTokens },
+    prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
   };
+  const writes = (usage.cacheWriteTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
+  if (writes > 0) body.prompt_tokens_details!.cache_write_tokens = writes;
+  if (usage.reasoningTokens) body.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
+  return body;
 }
 
+/** A usage in Anthropic's terms: cache reads and writes beside the plain input. */
 export function anthropicUsage(usage: Usage): AnthropicUsage {
-  return { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens };
+  const read = usage.cachedTokens ?? 0;
+  const fiveMinutes = usage.cacheWriteTokens ?? 0;
+  const oneHour = usage.cacheWrite1hTokens ?? 0;
+  const body: AnthropicUsage = { input_tokens: usage.promptTokens - read - fiveMinutes - oneHour, output_tokens: usage.completionTokens };
+  if (read > 0 || fiveMinutes + oneHour > 0) {
+    body.cache_read_input_tokens = read;
+    body.cache_creation_input_tokens = fiveMinutes + oneHour;
+  }
+  if (oneHour > 0) body.cache_creation = { ephemeral_5m_input_tokens: fiveMinutes, ephemeral_1h_input_tokens: oneHour };
+  return body;
 }
 
 /** An Anthropic message as a `chat.completion`, named `modelId`. */
@@ -85,7 +109,7 @@ export function anthropicToChatCompletion(message: AnthropicMessage, modelId: st
         finish_reason: chatFinishReason(message.stop_reason),
       },
     ],
-    usage: chatUsageBody(usageOfAnthropic(message.usage), message.usage.cache_read_input_tokens ?? 0),
+    usage: chatUsageBody(usageOfAnthropic(message.usage)),
   };
 }
 
@@ -107,6 +131,6 @@ export function chatCompletionToAnthropic(completion: ChatCompletionBody, modelI
     content,
     stop_reason: anthropicStopReason(completion.choices[0]?.finish_reason ?? null),
     stop_sequence: null,
-    usage: anthropicUsage({ promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }),
+    usage: anthropicUsage(usageOf(completion.usage) ?? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }),
   };
 }

@@ -4,7 +4,8 @@
 import type { Usage } from '../billing/usage.js';
 import type { ChatChunkBody, ChatFinishReason } from './chat-wire.js';
 import type { AnthropicErrorObject, AnthropicStopReason, AnthropicStreamEvent } from './messages-wire.js';
-import { anthropicStopReason, chatFinishReason, chatUsageBody, usageOfAnthropic } from './response-translation.js';
+import { anthropicStopReason, anthropicUsage, chatFinishReason, chatUsageBody, usageOfAnthropic } from './response-translation.js';
+import { usageOf } from '../models/upstream/wire.js';
 
 type Delta = ChatChunkBody['choices'][number]['delta'];
 
@@ -20,8 +21,8 @@ export class AnthropicToChatStream {
   private id = '';
   /** Chat's position of the tool call each Anthropic block index carries. */
   private readonly toolIndexOfBlock = new Map<number, number>();
-  private inputTokens: number | undefined;
-  private cachedTokens = 0;
+  /** The input side of the usage, once message_start told it (completionTokens 0). */
+  private input: Usage | undefined;
   private outputTokens: number | undefined;
   /** message_delta reported the output count: the answer's usage is known. */
   hasFinalUsage = false;
@@ -42,9 +43,7 @@ export class AnthropicToChatStream {
     switch (event.type) {
       case 'message_start': {
         this.id = event.message.id;
-        const usage = event.message.usage;
-        this.inputTokens = usageOfAnthropic({ ...usage, output_tokens: 0 }).promptTokens;
-        this.cachedTokens = usage.cache_read_input_tokens ?? 0;
+        this.input = usageOfAnthropic({ ...event.message.usage, output_tokens: 0 });
         return [this.chunk({ role: 'assistant', content: '' })];
       }
       case 'content_block_start': {
@@ -70,16 +69,15 @@ export class AnthropicToChatStream {
         this.outputTokens = usage.output_tokens;
         this.hasFinalUsage = true;
         // Newer servers repeat the input counts here; they are the final ones.
-        if (usage.input_tokens != null) this.inputTokens = usageOfAnthropic({ input_tokens: usage.input_tokens, output_tokens: 0, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens }).promptTokens;
+        if (usage.input_tokens != null) this.input = usageOfAnthropic({ ...usage, input_tokens: usage.input_tokens, output_tokens: 0 });
         if (event.delta.stop_reason === null) return [];
         this.finishReason = chatFinishReason(event.delta.stop_reason);
         return [this.chunk({}, this.finishReason)];
       }
       case 'message_stop': {
         this.isDone = true;
-        if (!this.includeUsage || this.inputTokens === undefined || this.outputTokens === undefined) return [];
-        const usage = chatUsageBody({ promptTokens: this.inputTokens, completionTokens: this.outputTokens }, this.cachedTokens);
-        return [{ ...this.base(), choices: [], usage }];
+        if (!this.includeUsage || this.input === undefined || this.outputTokens === undefined) return [];
+        return [{ ...this.base(), choices: [], usage: chatUsageBody({ ...this.input, completionTokens: this.outputTokens }) }];
       }
       case 'error':
         throw new AnthropicStreamError(event.error);
@@ -88,9 +86,9 @@ export class AnthropicToChatStream {
     }
   }
 
-  /** The upstream's counts as far as they came; undefined where they did not. */
-  reportedUsage(): { promptTokens: number | undefined; completionTokens: number | undefined } {
-    return { promptTokens: this.inputTokens, completionTokens: this.hasFinalUsage ? this.outputTokens : undefined };
+  /** The upstream's counts as far as they came: its input side (completion 0) and output count, undefined where they did not. */
+  reportedUsage(): { input: Usage | undefined; completionTokens: number | undefined } {
+    return { input: this.input, completionTokens: this.hasFinalUsage ? this.outputTokens : undefined };
   }
 
   private text(text: string): ChatChunkBody {
@@ -125,7 +123,7 @@ export class ChatToAnthropicStream {
   push(chunk: ChatChunkBody): AnthropicStreamEvent[] {
     const events: AnthropicStreamEvent[] = [];
     this.start(events);
-    if (chunk.usage != null) this.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+    if (chunk.usage != null) this.usage = usageOf(chunk.usage) ?? { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
     // Anthropic's message has one answer: the first choice's.
     const choice = chunk.choices.find((each) => each.index === 0);
     if (choice === undefined) return events;
@@ -159,7 +157,7 @@ export class ChatToAnthropicStream {
     const events: AnthropicStreamEvent[] = [];
     this.start(events);
     this.closeBlock(events);
-    const counts = usage === undefined ? { output_tokens: 0 } : { output_tokens: usage.completionTokens, input_tokens: usage.promptTokens };
+    const counts = usage === undefined ? { output_tokens: 0 } : { ...anthropicUsage(usage) };
     events.push({ type: 'message_delta', delta: { stop_reason: this.stopReason, stop_sequence: null }, usage: counts });
     events.push({ type: 'message_stop' });
     return events;

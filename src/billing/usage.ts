@@ -57,17 +57,3 @@ export function consistentUsage(usage: Usage): Usage {
   if (usage.basis === 'counted') result.basis = 'counted';
   return result;
 }
-
-/** Two usages of one answer added up (choices reported one by one). */
-export function addedUsage(a: Usage, b: Usage): Usage {
-  const sum = (x: number | undefined, y: number | undefined): number | undefined => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
-  return consistentUsage({
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    cachedTokens: sum(a.cachedTokens, b.cachedTokens),
-    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
-    cacheWrite1hTokens: sum(a.cacheWrite1hTokens, b.cacheWrite1hTokens),
-    reasoningTokens: sum(a.reasoningTokens, b.reasoningTokens),
-    basis: a.basis === 'counted' || b.basis === 'counted' ? 'counted' : undefined,
-  });
-}

@@ -90,14 +90,26 @@ function usageJson(usage: Usage, costMicros: number): string {
   );
 }
 
-/** The usage lmgate counted itself for an upstream's answer: the counts and the cost, nothing it does not know. */
-export function usageBody(usage: Usage, costMicros: number): Record<string, number> {
-  return {
+/**
+ * The usage lmgate writes for an upstream's answer (counted, or summed over choices): the
+ * counts, the parts priced apart that it knows of, and the cost, nothing it does not know.
+ */
+export function usageBody(usage: Usage, costMicros: number): Record<string, unknown> {
+  const body: Record<string, unknown> = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
     cost: microsToCredits(costMicros),
   };
+  const writes = (usage.cacheWriteTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
+  if (usage.cachedTokens || writes > 0) body.prompt_tokens_details = { cached_tokens: usage.cachedTokens ?? 0, ...(writes > 0 ? { cache_write_tokens: writes } : {}) };
+  if (usage.reasoningTokens) body.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
+  return body;
+}
+
+/** A usage-only chunk (`choices: []`), as the last of a stream. */
+export function usageChunkJson(modelId: string, usage: Usage, costMicros: number): string {
+  return JSON.stringify({ id: newCompletionId(), object: 'chat.completion.chunk', created: unixSecNow(), model: modelId, choices: [], usage: usageBody(usage, costMicros) });
 }
 
 /** `chatcmpl-` and 29 letters and digits, like OpenAI's ids. */

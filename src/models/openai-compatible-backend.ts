@@ -186,7 +186,7 @@ function clientGone(): never {
 
 /** A stream whose client went before anything came back: nothing was generated for it. */
 function nothingGenerated(call: { promptTokens: number }): StreamResult {
-  return { usage: { promptTokens: call.promptTokens, completionTokens: 0 }, finishReason: null };
+  return { usage: { promptTokens: call.promptTokens, completionTokens: 0, basis: 'counted' }, finishReason: null };
 }
 
 /** What an attempt says about the deployment's health, for its circuit breaker. */

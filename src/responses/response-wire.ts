@@ -23,7 +23,13 @@ export function usageOfResponse(value: unknown): Usage | null {
   if (!isRecord(value)) return null;
   const { input_tokens: promptTokens, output_tokens: completionTokens } = value;
   if (!isCount(promptTokens) || !isCount(completionTokens)) return null;
-  return { promptTokens, completionTokens };
+  const usage: Usage = { promptTokens, completionTokens };
+  // The Responses API's parts priced apart, as OpenAI reports them.
+  const input = value.input_tokens_details;
+  if (isRecord(input) && isCount(input.cached_tokens) && input.cached_tokens > 0) usage.cachedTokens = input.cached_tokens;
+  const output = value.output_tokens_details;
+  if (isRecord(output) && isCount(output.reasoning_tokens) && output.reasoning_tokens > 0) usage.reasoningTokens = output.reasoning_tokens;
+  return usage;
 }
 
 /**

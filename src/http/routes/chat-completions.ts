@@ -8,6 +8,7 @@ import { planTokens } from '../../chat/plan.js';
 import { validateChatRequest } from '../../chat/validate.js';
 import type { BackendCall } from '../../models/backend.js';
 import { chatBackendOf } from '../../models/catalog.js';
+import { usageChunkJson } from '../../models/openai-body.js';
 import { chatBackendCall } from '../chat-call.js';
 import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
 import { OPENAI_CHAT_FRAMING } from '../sse.js';
@@ -20,7 +21,14 @@ const CHAT_COMPLETIONS: MeteredEndpoint<ChatRequest> = {
   answer: (call) => chatBackendOf(call.model).complete(backendCall(call)),
   streaming: {
     isStreamed: (chat) => chat.stream === true,
-    stream: (call, events) => chatBackendOf(call.model).stream(backendCall(call), events),
+    stream: async (call, events) => {
+      const backend = backendCall(call);
+      const result = await chatBackendOf(call.model).stream(backend, events);
+      // Cut short by the upstream: a client that asked for usage still learns what it was
+      // charged, in the usage chunk before the error event.
+      if (result.error !== undefined && backend.includeUsage) events.send(usageChunkJson(call.model.id, result.usage, call.chargeMicros(result.usage)));
+      return result;
+    },
     framing: OPENAI_CHAT_FRAMING,
   },
   errors: API_ERROR_SURFACE,

@@ -111,10 +111,12 @@ export class AnthropicStreamExchange extends EventStreamExchange<BackendCall> {
    * the output count only at the end), lmgate's count of what the client was sent.
    */
   private usage(): Usage {
-    const reported = this.translator.reportedUsage();
+    const { input, completionTokens } = this.translator.reportedUsage();
+    const counted = input === undefined || completionTokens === undefined;
     return {
-      promptTokens: reported.promptTokens ?? this.call.promptTokens,
-      completionTokens: reported.completionTokens ?? countTextTokens(this.translator.deliveredText),
+      ...(input ?? { promptTokens: this.call.promptTokens }),
+      completionTokens: completionTokens ?? countTextTokens(this.translator.deliveredText),
+      ...(counted ? { basis: 'counted' as const } : {}),
     };
   }
 }

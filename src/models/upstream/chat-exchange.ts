@@ -6,6 +6,7 @@ import { AttemptFailure } from '../../errors.js';
 import { formatCredits, microsToCredits } from '../../billing/money.js';
 import { usageBody } from '../openai-body.js';
 import { countTextTokens } from '../tokens.js';
+import { requestedMaxTokens } from '../../chat/chat-request.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
 import { StreamRelay } from './stream-relay.js';
@@ -22,7 +23,8 @@ export class CompletionExchange extends WholeAnswerExchange<BackendCall> {
     // The common answer goes out unparsed, its model renamed and its cost added in place;
     // the rest is parsed.
     const renamer = new ModelRenamer(this.call.modelId, this.deployment.config.model);
-    const plain = plainCompletion(text);
+    // Several choices are parsed: their usage may be one choice's (below).
+    const plain = (this.call.request.n ?? 1) > 1 ? undefined : plainCompletion(text);
     const renamed = plain && renamer.renameText(text);
     const costed = plain && renamed && textWithUsageCost(renamed, formatCredits(this.call.chargeMicros(plain.usage)));
     if (plain !== undefined && costed) return this.succeed({ body: costed, ...plain }, 'ok');
@@ -34,14 +36,16 @@ export class CompletionExchange extends WholeAnswerExchange<BackendCall> {
     const first: unknown = answer.choices[0];
     const finishReason = isRecord(first) && typeof first.finish_reason === 'string' ? first.finish_reason : null;
     let usage = usageOf(answer.usage);
+    const counted = countedOutputTokens(answer.choices, requestedMaxTokens(this.call.request));
     if (usage === null) {
       // Some Ollama and llama.cpp versions report none: count what they wrote, and tell
       // the client, who expects OpenAI's `usage` on every completion.
-      let completionTokens = 0;
-      for (const choice of answer.choices) {
-        if (isRecord(choice) && isRecord(choice.message)) completionTokens += countTextTokens(textOfMessage(choice.message));
-      }
-      usage = { promptTokens: this.call.promptTokens, completionTokens };
+      usage = { promptTokens: this.call.promptTokens, completionTokens: counted, basis: 'counted' };
+      answer.usage = usageBody(usage, this.call.chargeMicros(usage));
+    } else if (answer.choices.length > 1 && usage.completionTokens < counted) {
+      // llama.cpp's server reports one choice's output for several: every choice is billed,
+      // and the usage shown says so beside its cost.
+      usage = { ...usage, completionTokens: counted, basis: 'counted' };
       answer.usage = usageBody(usage, this.call.chargeMicros(usage));
     } else if (isRecord(answer.usage)) {
       answer.usage.cost = microsToCredits(this.call.chargeMicros(usage));
@@ -85,6 +89,20 @@ export class StreamExchange extends EventStreamExchange<BackendCall> {
   protected partial(): StreamResult {
     return this.relay.partial();
   }
+}
+
+/**
+ * lmgate's count of the choices' output: a choice cut at the client's max_tokens wrote
+ * exactly that many of the model's tokens; any other is counted with lmgate's tokenizer.
+ */
+function countedOutputTokens(choices: unknown[], maxTokens: number | undefined): number {
+  let tokens = 0;
+  for (const choice of choices) {
+    if (!isRecord(choice)) continue;
+    if (choice.finish_reason === 'length' && maxTokens !== undefined) tokens += maxTokens;
+    else if (isRecord(choice.message)) tokens += countTextTokens(textOfMessage(choice.message));
+  }
+  return tokens;
 }
 
 /** The non-streamed request for an upstream: the client's text renamed in place when it can be, else serialized. */

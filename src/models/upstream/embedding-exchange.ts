@@ -22,9 +22,11 @@ export class EmbeddingExchange extends WholeAnswerExchange<EmbeddingCall> {
       return this.fail(new AttemptFailure('bad_answer', 'upstream answer is not a list of embeddings', this.deployment.label));
     }
     const reported = isRecord(answer.usage) ? answer.usage.prompt_tokens : undefined;
-    const promptTokens = typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0 ? reported : this.call.promptTokens;
+    const isReported = typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0;
+    const promptTokens = isReported ? reported : this.call.promptTokens;
     answer.model = this.call.modelId;
     answer.usage = { prompt_tokens: promptTokens, total_tokens: promptTokens };
-    this.succeed({ body: JSON.stringify(answer), usage: { promptTokens, completionTokens: 0 }, finishReason: null }, 'ok');
+    const usage = isReported ? { promptTokens, completionTokens: 0 } : { promptTokens, completionTokens: 0, basis: 'counted' as const };
+    this.succeed({ body: JSON.stringify(answer), usage, finishReason: null }, 'ok');
   }
 }

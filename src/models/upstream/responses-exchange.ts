@@ -35,7 +35,7 @@ export class ResponseExchange extends WholeAnswerExchange<ResponsesCall> {
     }
     let usage = usageOfResponse(answer.usage);
     if (usage === null) {
-      usage = { promptTokens: this.call.promptTokens, completionTokens: countTextTokens(outputTextOfResponse(answer)) };
+      usage = { promptTokens: this.call.promptTokens, completionTokens: countTextTokens(outputTextOfResponse(answer)), basis: 'counted' };
       answer.usage = responseUsageJson(usage);
     }
     answer.model = this.call.modelId;
@@ -136,7 +136,7 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
 
   private usage(): Usage {
     if (this.reportedUsage !== null) return this.reportedUsage;
-    return { promptTokens: this.call.promptTokens, completionTokens: this.delivered.tokens() };
+    return { promptTokens: this.call.promptTokens, completionTokens: this.delivered.tokens(), basis: 'counted' };
   }
 }
 

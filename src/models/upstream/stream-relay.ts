@@ -16,6 +16,16 @@ export class StreamRelay {
   private readonly texts = new Map<number, DeliveredText>();
   private readonly renamer: ModelRenamer;
   private upstreamUsage: Usage | null = null;
+  /**
+   * Several choices (`n` > 1): llama.cpp's server sends one usage-only chunk per choice as
+   * each finishes, each with the prompt and that choice's output. They are summed (the
+   * prompt once) and the client is sent one usage, with one cost, at the end.
+   */
+  private readonly perChoiceUsage: boolean;
+  /** The choice whose finish came last: a per-choice usage chunk that follows is its. */
+  private lastFinished: number | null = null;
+  /** The last usage-only chunk of a multi-choice stream: its id and created go on the summed one. */
+  private lastUsageChunk: Record<string, unknown> | null = null;
   private finishReason: string | null = null;
   private lastEvent: string | null = null;
   sentChunks = 0;
@@ -31,6 +41,7 @@ export class StreamRelay {
     upstreamModel: string,
   ) {
     this.renamer = new ModelRenamer(call.modelId, upstreamModel);
+    this.perChoiceUsage = (call.request.n ?? 1) > 1;
   }
 
   /**
@@ -43,7 +54,7 @@ export class StreamRelay {
       return false;
     }
     if (this.isDone) return false;
-    let text = this.plainChunk(data);
+    let text = this.perChoiceUsage ? undefined : this.plainChunk(data);
     if (text === undefined) text = this.parsedChunk(data);
     if (text === null) return false;
     this.lastEvent = data;
@@ -54,7 +65,11 @@ export class StreamRelay {
   /** The upstream ended the stream properly. */
   finish(): StreamResult {
     const usage = this.usage();
-    if (this.call.includeUsage && this.upstreamUsage === null) {
+    if (this.call.includeUsage && this.lastUsageChunk !== null) {
+      // The choices' usages, summed, in the form of the upstream's last usage chunk.
+      const { id, created, object, system_fingerprint: fingerprint } = this.lastUsageChunk;
+      this.sink.send(JSON.stringify({ id, object, created, model: this.call.modelId, system_fingerprint: fingerprint, choices: [], usage: usageBody(usage, this.call.chargeMicros(usage)) }));
+    } else if (this.call.includeUsage && this.upstreamUsage === null) {
       // The client asked for usage and the upstream gave none: lmgate's count, in the
       // final chunk OpenAI would have sent.
       const last = this.lastEvent === null ? null : parsedOrNull(this.lastEvent);
@@ -127,9 +142,18 @@ export class StreamRelay {
       throw new AttemptFailure('bad_answer', 'upstream reported an error mid-stream', this.where, new Error(JSON.stringify(chunk.error)));
     }
     const usage = usageOf(chunk.usage);
-    if (usage !== null) this.noteUsage(usage);
-    else if (this.upstreamUsage === null) this.noteTexts(chunk);
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
+    if (this.perChoiceUsage && usage !== null && choices.length === 0) {
+      // One choice's usage (see perChoiceUsage), the one that finished last: summed, and
+      // sent with the others at the end.
+      this.upstreamUsage = this.upstreamUsage === null ? usage : withOutputOf(this.upstreamUsage, usage);
+      if (this.lastFinished !== null) this.texts.delete(this.lastFinished);
+      this.lastUsageChunk = chunk;
+      return null;
+    }
+    if (this.perChoiceUsage) this.noteTexts(chunk);
+    else if (usage !== null) this.noteUsage(usage);
+    else if (this.upstreamUsage === null) this.noteTexts(chunk);
     for (const choice of choices) this.noteFinish(choice);
     let text = data;
     if (!this.call.includeUsage && chunk.usage !== undefined) {
@@ -159,14 +183,20 @@ export class StreamRelay {
   /** Any choice finishing ends the stream properly; the answer's reason is the first choice's. */
   private noteFinishReason(reason: string, index: number): void {
     this.hasFinished = true;
+    this.lastFinished = index;
     if (index === 0) this.finishReason = reason;
   }
 
+  /**
+   * The upstream's usage; lmgate's count of what was delivered where it gave none (for a
+   * multi-choice stream, of the choices it had not reported when the stream ended).
+   */
   private usage(): Usage {
-    if (this.upstreamUsage !== null) return this.upstreamUsage;
+    if (this.upstreamUsage !== null && this.texts.size === 0) return this.upstreamUsage;
     let completionTokens = 0;
     for (const text of this.texts.values()) completionTokens += text.tokens();
-    return { promptTokens: this.call.promptTokens, completionTokens };
+    if (this.upstreamUsage === null) return { promptTokens: this.call.promptTokens, completionTokens, basis: 'counted' };
+    return { ...this.upstreamUsage, completionTokens: this.upstreamUsage.completionTokens + completionTokens, basis: 'counted' };
   }
 
   /**
@@ -195,6 +225,12 @@ export class StreamRelay {
     if (text === undefined) this.texts.set(index, (text = new DeliveredText()));
     return text;
   }
+}
+
+/** A multi-choice stream's usage so far with another choice's output added: the prompt is the same one. */
+function withOutputOf(total: Usage, choice: Usage): Usage {
+  const reasoningTokens = (total.reasoningTokens ?? 0) + (choice.reasoningTokens ?? 0);
+  return { ...total, completionTokens: total.completionTokens + choice.completionTokens, ...(reasoningTokens > 0 ? { reasoningTokens } : {}) };
 }
 
 /** `text` without `fragment`, when it occurs exactly once; else undefined. */
