@@ -100,6 +100,7 @@ export class MeteredRequest {
         outcome,
         costMicros: costMicros(identity.model, usage, identity.scale),
         shortfallMicros: 0,
+        heldMicros: this.pass.reservedMicros,
         latencyMs: Math.round(performance.now() - this.startedAtMs),
         status,
         streamed: identity.streamed,

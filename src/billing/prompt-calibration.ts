@@ -3,11 +3,16 @@
 // lmgate counts a prompt with its own tokenizer (o200k), text and tool schemas included.
 // A model server counts with the model's tokenizer and also counts its chat template, the
 // template's default system prompt and the way it renders tools, none of which lmgate can
-// see. So each model (and endpoint: a completion has no chat template) keeps a line
-// fitted to (lmgate's count → the server's report) over its recent answers:
+// see. So each model keeps, per shape of prompt (PromptShape: a template adds a default
+// system prompt only when there is none, and a preamble only when there are tools; a
+// completion or an embedding has no chat template), a line fitted to (lmgate's count →
+// the server's report) over its recent answers:
 //   estimate = slope × counted + overhead
 // and, for holds, how far above that line the reports have come: the 99th percentile of
 // report ÷ estimate, measured before each answer was fitted in (an honest forecast error).
+// Until there are 100 such forecasts the 99th percentile is not known: the largest ratio
+// seen stands in for it, with headroom for what a few have not shown: the spread of the
+// ratios seen over √k (k forecasts).
 // One estimate answers count_tokens and bills an answer the server gave no usage for;
 // the hold adds the margin, so it covers the true prompt in at least 99 % of requests.
 
@@ -15,14 +20,29 @@
 const WINDOW = 512;
 /** Reports fitted before a forecast's error is measured: the first few fits say little. */
 const WARM_UP = 4;
-/** The margin is recomputed this often (a sort of WINDOW numbers). */
+/** The margin is recomputed this often once it rests on many forecasts (a sort of WINDOW numbers). */
 const MARGIN_EVERY = 16;
 const MARGIN_QUANTILE = 0.99;
+/** Forecasts needed before the 99th percentile stands on its own. */
+const QUANTILE_SAMPLE = 100;
 /** A slope outside this range is a poor fit (few distinct lengths): the overhead alone is used. */
 const MIN_SLOPE = 0.25;
 const MAX_SLOPE = 8;
 
-export class PromptCalibration {
+/** What a plan asks of a calibration. */
+export interface PromptEstimator {
+  /** The server's count for a prompt lmgate counted `counted` tokens, as best known. */
+  estimate(counted: number): number;
+  /** What to hold for such a prompt. */
+  hold(counted: number): number;
+  /** The server reported `reported` prompt tokens for a prompt lmgate counted `counted`. */
+  observe(counted: number, reported: number): void;
+}
+
+/** A model whose prompt lmgate's count is (a demo model counts with lmgate's tokenizer): nothing to learn. */
+const EXACT: PromptEstimator = { estimate: (counted) => counted, hold: (counted) => counted, observe: () => undefined };
+
+export class PromptCalibration implements PromptEstimator {
   private readonly counted = new Float64Array(WINDOW);
   private readonly reported = new Float64Array(WINDOW);
   private readonly forecastRatios = new Float64Array(WINDOW);
@@ -76,7 +96,7 @@ export class PromptCalibration {
     this.sumCR += counted * reported;
     this.next = (this.next + 1) % WINDOW;
     this.fit();
-    if (++this.sinceMargin >= MARGIN_EVERY || this.size <= WARM_UP + MARGIN_EVERY) this.measureMargin();
+    if (++this.sinceMargin >= MARGIN_EVERY || this.size <= WARM_UP + QUANTILE_SAMPLE) this.measureMargin();
   }
 
   /** Least squares over the window; the overhead alone when the counts hardly vary. */
@@ -99,13 +119,36 @@ export class PromptCalibration {
     this.sinceMargin = 0;
     const ratios = Array.from(this.forecastRatios.subarray(0, this.size)).filter((ratio) => !Number.isNaN(ratio));
     if (ratios.length === 0) {
-      // Not warmed up yet: the largest ratio seen so far of the report to the fit.
+      // No forecast yet: the largest ratio of a report to the fit itself, with the same headroom.
       let worst = 1;
       for (let i = 0; i < this.size; i++) worst = Math.max(worst, this.reported[i]! / Math.max(1, this.slope * this.counted[i]! + this.overhead));
-      this.margin = worst;
+      this.margin = worst * (1 + 1 / Math.sqrt(this.size));
       return;
     }
     ratios.sort((a, b) => a - b);
-    this.margin = Math.max(1, ratios[Math.min(ratios.length - 1, Math.ceil(MARGIN_QUANTILE * ratios.length) - 1)]!);
+    const k = ratios.length;
+    const quantile = ratios[Math.min(k - 1, Math.ceil(MARGIN_QUANTILE * k) - 1)]!;
+    const spread = ratios[k - 1]! - ratios[0]!;
+    this.margin = Math.max(1, k < QUANTILE_SAMPLE ? quantile * (1 + spread / Math.sqrt(k)) : quantile);
+  }
+}
+
+/**
+ * The shapes of prompt whose overheads differ: a chat with or without a system message,
+ * with or without tools, and the endpoints that use no chat template.
+ */
+export type PromptShape = 'chat' | 'chat+system' | 'chat+tools' | 'chat+system+tools' | 'completions' | 'embeddings' | 'responses';
+
+/** One model's calibrations, one per shape, made when first used; for a model that counts as lmgate does, none. */
+export class PromptCalibrations {
+  private readonly byShape = new Map<PromptShape, PromptCalibration>();
+
+  constructor(private readonly isExact = false) {}
+
+  of(shape: PromptShape): PromptEstimator {
+    if (this.isExact) return EXACT;
+    let calibration = this.byShape.get(shape);
+    if (calibration === undefined) this.byShape.set(shape, (calibration = new PromptCalibration()));
+    return calibration;
   }
 }

@@ -1,7 +1,7 @@
 // Token budget of a request: what its prompt costs and how much output it may ask for.
 import { ValidationError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
-import type { PromptCalibration } from '../billing/prompt-calibration.js';
+import type { PromptEstimator, PromptShape } from '../billing/prompt-calibration.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { countPromptTokens, countTextTokens } from '../models/tokens.js';
 import { requestedMaxTokens, type ChatRequest } from './chat-request.js';
@@ -18,11 +18,12 @@ export interface TokenPlan {
   /** Choices asked for (`n`): each may write up to the ceiling. */
   choices: number;
   /** Where the server's report for this prompt is learned from. */
-  calibration: PromptCalibration;
+  calibration: PromptEstimator;
 }
 
 /** Synchronous for a short prompt; a long one is counted in slices (see countPromptTokens). */
-export function planTokens(request: ChatRequest, model: ModelEntry, calibration = model.calibrations.chat): MaybePromise<TokenPlan> {
+export function planTokens(request: ChatRequest, model: ModelEntry): MaybePromise<TokenPlan> {
+  const calibration = model.calibrations.of(chatShape(request));
   // Counting stops once the prompt cannot fit: a 4 MB prompt for a 128k context is refused
   // after about 128k tokens of work, not after all of it.
   return andThen(countPromptTokens(request.messages, model.contextTokens), (messageTokens) => {
@@ -30,6 +31,14 @@ export function planTokens(request: ChatRequest, model: ModelEntry, calibration 
     const maxTokensField = request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
     return planOutput(model, counted, requestedMaxTokens(request), { prompt: 'messages', maxTokens: maxTokensField }, { calibration, choices: request.n ?? 1 });
   });
+}
+
+/** What a chat template adds depends on these: a default system prompt without a system message, a preamble with tools. */
+function chatShape(request: ChatRequest): PromptShape {
+  const hasTools = (Array.isArray(request.tools) && request.tools.length > 0) || (Array.isArray(request.functions) && request.functions.length > 0);
+  const hasSystem = request.messages.some((message) => message.role === 'system' || message.role === 'developer');
+  if (hasSystem) return hasTools ? 'chat+system+tools' : 'chat+system';
+  return hasTools ? 'chat+tools' : 'chat';
 }
 
 /**
@@ -59,7 +68,7 @@ export function planOutput(
   counted: number,
   requested: number | undefined,
   fields: { prompt: string; maxTokens: string },
-  { calibration, choices = 1 }: { calibration: PromptCalibration; choices?: number },
+  { calibration, choices = 1 }: { calibration: PromptEstimator; choices?: number },
 ): TokenPlan {
   if (counted >= model.contextTokens) {
     const used = counted > model.contextTokens ? `more than ${model.contextTokens}` : `${counted}`;
@@ -82,6 +91,6 @@ export function planOutput(
 }
 
 /** The plan of an input that writes no tokens (embeddings): its count, corrected, and nothing more. */
-export function planInput(counted: number, calibration: PromptCalibration): TokenPlan {
+export function planInput(counted: number, calibration: PromptEstimator): TokenPlan {
   return { countedTokens: counted, promptTokens: calibration.estimate(counted), holdPromptTokens: calibration.hold(counted), maxOutputTokens: 0, choices: 1, calibration };
 }

@@ -2,7 +2,7 @@
 import { ConfigError, readSecretEnv } from '../config/load.js';
 import type { Config, ModelConfig, ModelEndpoint, UpstreamModelConfig } from '../config/schema.js';
 import { creditsToMicros } from '../billing/money.js';
-import { PromptCalibration } from '../billing/prompt-calibration.js';
+import { PromptCalibrations } from '../billing/prompt-calibration.js';
 import { holdPrices, type Prices } from '../billing/pricing.js';
 import { ModelNotFoundError, ValidationError } from '../errors.js';
 import type { ChatBackend, EmbeddingBackend, ResponsesBackend } from './backend.js';
@@ -24,8 +24,8 @@ export interface ModelEntry extends Prices {
   maxOutputTokens: number;
   /** The prices a hold is made at (metering.ts). */
   holdPrices: Prices;
-  /** What the model's servers count in a prompt, learned per way of calling it (a completion has no chat template). */
-  calibrations: Record<'chat' | 'completions' | 'embeddings' | 'responses', PromptCalibration>;
+  /** What the model's servers count in a prompt, learned per shape of prompt (prompt-calibration.ts). */
+  calibrations: PromptCalibrations;
   /** The endpoints it may be called on. */
   endpoints: readonly ModelEndpoint[];
   /** Answers chat, and the endpoints translated to chat; none on a demo embedding model. */
@@ -74,7 +74,8 @@ export class ModelCatalog {
         maxOutputTokens: model.max_output,
         ...prices,
         holdPrices: holdPrices(prices),
-        calibrations: { chat: new PromptCalibration(), completions: new PromptCalibration(), embeddings: new PromptCalibration(), responses: new PromptCalibration() },
+        // A demo model counts its prompt with lmgate's own tokenizer: its report is the count.
+        calibrations: new PromptCalibrations(model.backend === 'demo'),
         endpoints: model.endpoints ?? (model.backend === 'demo' && model.kind === 'embedding' ? ['embeddings'] : CHAT_MODEL_ENDPOINTS),
         ...backendsFor(id, model, readSecret, metrics),
       };

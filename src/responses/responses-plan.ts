@@ -13,7 +13,7 @@ const FIELDS = { prompt: 'input', maxTokens: 'max_output_tokens' };
 export function planResponse(request: ResponsesRequest, model: ModelEntry): MaybePromise<TokenPlan> {
   if (model.responder !== undefined) {
     return andThen(countTextsTokens(promptTextsOf(request.body), model.contextTokens), (promptTokens) =>
-      planOutput(model, promptTokens, request.maxOutputTokens, FIELDS, { calibration: model.calibrations.responses }),
+      planOutput(model, promptTokens, request.maxOutputTokens, FIELDS, { calibration: model.calibrations.of('responses') }),
     );
   }
   const chat = chatOf(request);

@@ -33,6 +33,7 @@ const RECORD_DEFAULTS: Partial<UsageRecord> = {
   basis: 'reported',
   outcome: 'completed',
   shortfallMicros: 0,
+  heldMicros: 0,
 };
 
 const PAGE = 1_000;

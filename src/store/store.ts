@@ -81,6 +81,8 @@ export interface UsageRecord {
   costMicros: number;
   /** Of `costMicros`, what the account could not pay: its balance reached 0. */
   shortfallMicros: number;
+  /** What the request held at admission (its worst case as estimated). */
+  heldMicros: number;
   latencyMs: number;
   /** HTTP status the client saw (499 when it disconnected first). */
   status: number;

@@ -83,6 +83,7 @@ export interface UsageRecordsTable {
   basis: string; // 'reported' | 'counted'
   outcome: string; // UsageOutcome
   shortfall_micros: number; // of cost_micros, not charged: the balance could not cover it
+  held_micros: number; // the hold at admission: the worst case reserved for the request
   status: number; // HTTP status the client saw
   streamed: number; // 0 | 1 (portable across SQLite and PostgreSQL, see migration 0002)
   finish_reason: string | null;

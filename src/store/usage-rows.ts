@@ -60,6 +60,7 @@ export function toUsageRow(record: UsageRecord): UsageRecordsTable {
     basis: record.basis,
     outcome: record.outcome,
     shortfall_micros: record.shortfallMicros,
+    held_micros: record.heldMicros,
     status: record.status,
     streamed: record.streamed ? 1 : 0,
     finish_reason: record.finishReason,

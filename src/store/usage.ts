@@ -110,6 +110,7 @@ function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
     outcome: row.outcome as UsageOutcome,
     costMicros: checkMicros(Number(row.cost_micros)),
     shortfallMicros: checkMicros(Number(row.shortfall_micros)),
+    heldMicros: checkMicros(Number(row.held_micros)),
     latencyMs: Number(row.latency_ms),
     status: Number(row.status),
     streamed: Number(row.streamed) === 1,

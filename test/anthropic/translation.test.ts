@@ -9,7 +9,7 @@ import type { ChatChunkBody, ChatCompletionBody } from '../../src/anthropic/chat
 import { anthropicErrorBody, anthropicErrorType, statusOfAnthropicErrorType } from '../../src/anthropic/error-types.js';
 import type { AnthropicMessage, AnthropicRequest, AnthropicStreamEvent } from '../../src/anthropic/messages-wire.js';
 import { anthropicToChatRequest, chatToAnthropicRequest } from '../../src/anthropic/request-translation.js';
-import { anthropicToChatCompletion, chatCompletionToAnthropic } from '../../src/anthropic/response-translation.js';
+import { anthropicToChatCompletion, anthropicUsage, chatCompletionToAnthropic, usageOfAnthropic } from '../../src/anthropic/response-translation.js';
 import { AnthropicStreamError, AnthropicToChatStream, ChatToAnthropicStream } from '../../src/anthropic/stream-translation.js';
 import { ValidationError } from '../../src/errors.js';
 
@@ -257,7 +257,7 @@ describe('answers', () => {
     );
   });
 
-  it('counts cached input tokens as prompt tokens, and maps every stop reason', () => {
+  it('counts cached input and cache writes as prompt tokens, each part shown apart, and maps every stop reason', () => {
     const message: AnthropicMessage = {
       id: 'msg_1',
       type: 'message',
@@ -270,7 +270,19 @@ describe('answers', () => {
     };
     const completion = anthropicToChatCompletion(message, 'mine', 1);
     expect(completion.choices[0]).toMatchObject({ message: { content: 'Hi' }, finish_reason: 'stop' });
-    expect(completion.usage).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
+    expect(completion.usage).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 100 } });
+    expect(usageOfAnthropic(message.usage)).toEqual({ promptTokens: 1110, completionTokens: 5, cachedTokens: 1000, cacheWriteTokens: 100 });
+    // Writes split by lifetime, where the API says.
+    const split = usageOfAnthropic({ ...message.usage, cache_creation: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 60 } });
+    expect(split).toEqual({ promptTokens: 1110, completionTokens: 5, cachedTokens: 1000, cacheWriteTokens: 40, cacheWrite1hTokens: 60 });
+    // And back in Anthropic's terms: the plain input beside the cache's parts.
+    expect(anthropicUsage(split)).toEqual({
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_input_tokens: 1000,
+      cache_creation_input_tokens: 100,
+      cache_creation: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 60 },
+    });
     const reasons = (['end_turn', 'stop_sequence', 'pause_turn', 'max_tokens', 'model_context_window_exceeded', 'tool_use', 'refusal'] as const).map(
       (stop_reason) => anthropicToChatCompletion({ ...message, stop_reason }, 'mine', 1).choices[0]!.finish_reason,
     );
@@ -408,7 +420,7 @@ describe('streams', () => {
     const { message } = fc.sample(anthropicMessage, 1)[0]!;
     const chunks = anthropicEvents(message, [[]]).flatMap((event) => toChat.push(event));
     expect(chunks.every((chunk) => chunk.usage === undefined && chunk.choices.length === 1)).toBe(true);
-    expect(toChat.reportedUsage()).toEqual({ promptTokens: message.usage.input_tokens, completionTokens: message.usage.output_tokens });
+    expect(toChat.reportedUsage()).toEqual({ input: { promptTokens: message.usage.input_tokens, completionTokens: 0 }, completionTokens: message.usage.output_tokens });
     expect(() => toChat.push({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })).toThrow(AnthropicStreamError);
   });
 });

@@ -86,6 +86,35 @@ describe('in-memory admission', () => {
     expect(await store.balanceOf(principal.accountId)).toBe(850);
   });
 
+  it('charges a cost above the hold in full from what else is available, never another request’s hold', async () => {
+    await admission.snapshot(principal.accountId);
+    const other = admission.open(principal);
+    other.admit({ promptTokens: 1, worstCaseMicros: 300 });
+    const pass = admission.open(principal);
+    pass.admit({ promptTokens: 1, worstCaseMicros: 100 });
+    const over = usage(500);
+    pass.release(over);
+    expect(over.record.shortfallMicros).toBe(0);
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 500, reservedMicros: 300 });
+
+    // 500 left, 300 of it held by the other request: a cost of 400 gets 200, and records the rest as unpaid.
+    const last = admission.open(principal);
+    last.admit({ promptTokens: 1, worstCaseMicros: 100 });
+    const unpaid = usage(400);
+    last.release(unpaid);
+    expect(unpaid.record.shortfallMicros).toBe(200);
+    other.release(usage(300));
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 0, reservedMicros: 0 });
+    await admission.flush();
+    expect(await store.balanceOf(principal.accountId)).toBe(0);
+    const stored = await store.listUsage(principal.accountId);
+    expect(stored.map((record) => [record.costMicros, record.shortfallMicros]).sort((a, b) => a[0]! - b[0]!)).toEqual([
+      [300, 0],
+      [400, 200],
+      [500, 0],
+    ]);
+  });
+
   it('is synchronous once the account is loaded: no promise on the request path', async () => {
     await admission.snapshot(principal.accountId); // loads the balance
     const pass = admission.open(principal);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { creditsToMicros, formatCredits } from '../../src/billing/money.js';
+import { costMicros as costOfUsage, holdPrices, outputTokensThatFit, type Prices } from '../../src/billing/pricing.js';
 import { costMicros } from '../helpers/cost.js';
 
 describe('pricing', () => {
@@ -37,5 +38,42 @@ describe('pricing', () => {
     expect(formatCredits(-2_500_000)).toBe('-2.5');
     expect(formatCredits(3_000_000)).toBe('3');
     expect(() => creditsToMicros(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('prices every kind of token at its own price: cached input, cache writes by lifetime, reasoning', () => {
+    const prices: Prices = {
+      inputPerMTokMicros: 3_000_000,
+      cachedInputPerMTokMicros: 300_000,
+      cacheWritePerMTokMicros: 3_750_000,
+      cacheWrite1hPerMTokMicros: 6_000_000,
+      outputPerMTokMicros: 15_000_000,
+      reasoningPerMTokMicros: 20_000_000,
+    };
+    // 1,000 prompt tokens: 100 plain, 500 read from the cache, 300 written for 5 minutes, 100 for an hour;
+    // 400 output tokens, 150 of them reasoning.
+    const usage = { promptTokens: 1_000, completionTokens: 400, cachedTokens: 500, cacheWriteTokens: 300, cacheWrite1hTokens: 100, reasoningTokens: 150 };
+    const exact = 100 * 3_000_000 + 500 * 300_000 + 300 * 3_750_000 + 100 * 6_000_000 + 250 * 15_000_000 + 150 * 20_000_000;
+    expect(costOfUsage(prices, usage)).toBe(Math.ceil(exact / 1_000_000));
+    // Without parts, every input token is plain and every output token plain output.
+    expect(costOfUsage(prices, { promptTokens: 1_000, completionTokens: 400 })).toBe(Math.ceil((1_000 * 3_000_000 + 400 * 15_000_000) / 1_000_000));
+  });
+
+  it('scales by the tier’s and the account’s multipliers (parts per million), rounding up once', () => {
+    const prices = { inputPerMTokMicros: 1_000_000, cachedInputPerMTokMicros: 1_000_000, cacheWritePerMTokMicros: 1_000_000, cacheWrite1hPerMTokMicros: 1_000_000, outputPerMTokMicros: 3_000_000, reasoningPerMTokMicros: 3_000_000 };
+    const usage = { promptTokens: 1_234, completionTokens: 567 };
+    const base = 1_234 * 1_000_000 + 567 * 3_000_000; // micro-credits × 10^6
+    // A 20 % markup on the tier and a 10 % discount for the account: × 1.08.
+    const scaled = (BigInt(base) * 1_200_000n * 900_000n + 10n ** 18n - 1n) / 10n ** 18n;
+    expect(costOfUsage(prices, usage, { tierPpm: 1_200_000, accountPpm: 900_000 })).toBe(Number(scaled));
+    expect(costOfUsage(prices, usage, { tierPpm: 1_000_000, accountPpm: 1_000_000 })).toBe(Math.ceil(base / 1_000_000));
+    // What fits in a balance agrees with the scaled cost.
+    const fit = outputTokensThatFit(prices, 1_234, 5_000, { tierPpm: 1_200_000, accountPpm: 900_000 });
+    expect(costOfUsage(prices, { promptTokens: 1_234, completionTokens: fit }, { tierPpm: 1_200_000, accountPpm: 900_000 })).toBeLessThanOrEqual(5_000);
+    expect(costOfUsage(prices, { promptTokens: 1_234, completionTokens: fit + 1 }, { tierPpm: 1_200_000, accountPpm: 900_000 })).toBeGreaterThan(5_000);
+  });
+
+  it('holds at the dearest price of each side: a prompt may be written to the cache, output may be reasoning', () => {
+    const prices = { inputPerMTokMicros: 3, cachedInputPerMTokMicros: 1, cacheWritePerMTokMicros: 4, cacheWrite1hPerMTokMicros: 6, outputPerMTokMicros: 15, reasoningPerMTokMicros: 20 };
+    expect(holdPrices(prices)).toEqual({ inputPerMTokMicros: 6, cachedInputPerMTokMicros: 6, cacheWritePerMTokMicros: 6, cacheWrite1hPerMTokMicros: 6, outputPerMTokMicros: 20, reasoningPerMTokMicros: 20 });
   });
 });

@@ -2,7 +2,7 @@
 // answer with no token kinds beyond its totals and nothing left unpaid.
 import type { UsageRecord } from '../../src/store/store.js';
 
-export const PLAIN_USAGE: Pick<UsageRecord, 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens' | 'basis' | 'outcome' | 'shortfallMicros'> = {
+export const PLAIN_USAGE: Pick<UsageRecord, 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens' | 'basis' | 'outcome' | 'shortfallMicros' | 'heldMicros'> = {
   cachedTokens: 0,
   cacheWriteTokens: 0,
   cacheWrite1hTokens: 0,
@@ -10,4 +10,5 @@ export const PLAIN_USAGE: Pick<UsageRecord, 'cachedTokens' | 'cacheWriteTokens' 
   basis: 'reported',
   outcome: 'completed',
   shortfallMicros: 0,
+  heldMicros: 0,
 };

@@ -55,7 +55,7 @@ describe('the error table', () => {
     for (const render of Object.values(API_ERRORS)) {
       // Rows read only fields their error carries; a bare object is enough for the status.
       const row = (render as (err: unknown) => { status: number; message: string })({
-        reason: 'x', allow: [], fields: {}, state: { limit: 1, remaining: 0, resetAtUnixSec: 0 }, retryAfterSec: 1, kind: 'http', upstreamStatus: 400, upstreamMessage: 'm',
+        reason: 'x', allow: [], fields: {}, state: { limit: 1, remaining: 0, resetAtUnixSec: 0 }, retryAfterSec: 1, kind: 'http', upstream: { status: 400, message: 'm', fields: {} },
       });
       expect(row.status).toBeGreaterThanOrEqual(400);
       expect(row.status).toBeLessThan(600);

@@ -185,7 +185,7 @@ describe('non-streaming', () => {
     const backend = backendFor([deployment(fake.url)]);
     const result = await backend.complete(call());
     const expected = { promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(DEFAULT_PIECES.join('')) };
-    expect(result.usage).toEqual(expected);
+    expect(result.usage).toEqual({ ...expected, basis: 'counted' });
     expect((JSON.parse(result.body) as { usage: unknown }).usage).toEqual(shownUsage(expected.promptTokens, expected.completionTokens));
   });
 
@@ -262,7 +262,7 @@ describe('streaming', () => {
     const hidden = collectingSink();
     const result = await backend.stream(call({ stream: true }), hidden);
     const expected = { promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(DEFAULT_PIECES.join('')) };
-    expect(result.usage).toEqual(expected);
+    expect(result.usage).toEqual({ ...expected, basis: 'counted' });
     expect(hidden.chunks.every((chunk) => !('usage' in chunk))).toBe(true);
 
     // A client that asked still gets its usage chunk, with lmgate's count.
@@ -332,7 +332,7 @@ describe('streaming', () => {
       const result = await backend.stream(call({ stream: true }), sink);
 
       if (choices === 1) expect(sink.content()).toBe(pieces.join(''));
-      expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: choices * countTextTokens(pieces.join('')) });
+      expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: choices * countTextTokens(pieces.join('')), basis: 'counted' });
     }
   });
 
@@ -528,7 +528,7 @@ describe('after the first byte', () => {
     expect(result.finishReason).toBeNull();
     const delivered = DEFAULT_PIECES.slice(0, 2).join('');
     expect(sink.content()).toBe(delivered);
-    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(delivered) });
+    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(delivered), basis: 'counted' });
     // Already streaming: no second deployment may add to what the client saw.
     expect(other.requests).toHaveLength(0);
   });
@@ -539,7 +539,7 @@ describe('after the first byte', () => {
     const sink = collectingSink();
     const result = await backend.stream(call({ stream: true }), sink);
     expect(result.error).toBeInstanceOf(UpstreamTimeoutError);
-    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: 0 });
+    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: 0, basis: 'counted' });
     expect(sink.chunks).toHaveLength(1); // the role chunk
   });
 
@@ -568,7 +568,7 @@ describe('after the first byte', () => {
     expect(result.finishReason).toBeNull();
     expect(sink.chunks).toHaveLength(3);
     expect(sink.content()).toBe(pieces.slice(0, 2).join(''));
-    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(sink.content()) });
+    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(sink.content()), basis: 'counted' });
     expect(await fake.requests[0]!.closed).toBe(true);
   });
 });
@@ -584,7 +584,7 @@ describe('client abort within one read', () => {
     });
     const result = await backend.stream(call({ stream: true, signal: client.signal }), sink);
     expect(sink.chunks).toHaveLength(3);
-    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(pieces.slice(0, 2).join('')) });
+    expect(result.usage).toEqual({ promptTokens: PROMPT_TOKENS, completionTokens: countTextTokens(pieces.slice(0, 2).join('')), basis: 'counted' });
   });
 });
 

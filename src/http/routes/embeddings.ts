@@ -20,7 +20,7 @@ const EMBEDDINGS: MeteredEndpoint<EmbeddingsRequest> = {
       if (typeof input === 'string') texts.push(input);
       else tokenIds += input.length;
     }
-    return andThen(countTextsTokens(texts), (textTokens) => planInput(textTokens + tokenIds, model.calibrations.embeddings));
+    return andThen(countTextsTokens(texts), (textTokens) => planInput(textTokens + tokenIds, model.calibrations.of('embeddings')));
   },
   answer: ({ request, rawJson, model, plan, client }) =>
     embedderOf(model).embed({ request, requestText: rawJson ?? undefined, modelId: model.id, promptTokens: plan.promptTokens, client }),
