@@ -8,11 +8,12 @@
 // completion or an embedding has no chat template), a line fitted to (lmgate's count →
 // the server's report) over its recent answers:
 //   estimate = slope × counted + overhead
-// and, for holds, how far above that line the reports have come: the 99th percentile of
-// report ÷ estimate, measured before each answer was fitted in (an honest forecast error).
-// Until there are 100 such forecasts the 99th percentile is not known: the largest ratio
-// seen stands in for it, with headroom for what a few have not shown: the spread of the
-// ratios seen over √k (k forecasts).
+// and, for holds, how far above that line the reports have come, measured before each
+// answer was fitted in (an honest forecast error): the 99th percentile of report ÷ estimate
+// for long prompts, and of report − estimate in tokens for short ones, whose few tokens
+// make any ratio jumpy; the hold takes the larger. Until there are 100 forecasts the
+// percentile is not known: the largest seen stands in for it, with headroom for what a
+// few have not shown (upperQuantile).
 // One estimate answers count_tokens and bills an answer the server gave no usage for;
 // the hold adds the margin, so it covers the true prompt in at least 99 % of requests.
 
@@ -46,6 +47,7 @@ export class PromptCalibration implements PromptEstimator {
   private readonly counted = new Float64Array(WINDOW);
   private readonly reported = new Float64Array(WINDOW);
   private readonly forecastRatios = new Float64Array(WINDOW);
+  private readonly forecastExcess = new Float64Array(WINDOW);
   private size = 0;
   private next = 0;
   private sumC = 0;
@@ -55,6 +57,8 @@ export class PromptCalibration implements PromptEstimator {
   private slope = 1;
   private overhead = 0;
   private margin = 1;
+  /** Tokens the reports came above the fit, at the same percentile. */
+  private excessTokens = 0;
   private sinceMargin = 0;
 
   /** The server's count for a prompt lmgate counted `counted` tokens, as best known. */
@@ -66,7 +70,8 @@ export class PromptCalibration implements PromptEstimator {
   /** What to hold for such a prompt: the estimate and its margin, never below lmgate's own count. */
   hold(counted: number): number {
     if (this.size === 0) return counted;
-    return Math.max(counted, Math.ceil(this.margin * (this.slope * counted + this.overhead)));
+    const fit = this.slope * counted + this.overhead;
+    return Math.max(counted, Math.ceil(Math.max(this.margin * fit, fit + this.excessTokens)));
   }
 
   /** The server reported `reported` prompt tokens for a prompt lmgate counted `counted`. */
@@ -75,8 +80,10 @@ export class PromptCalibration implements PromptEstimator {
     if (this.size >= WARM_UP) {
       const forecast = Math.max(1, this.slope * counted + this.overhead);
       this.forecastRatios[this.next] = reported / forecast;
+      this.forecastExcess[this.next] = reported - forecast;
     } else {
       this.forecastRatios[this.next] = Number.NaN;
+      this.forecastExcess[this.next] = Number.NaN;
     }
     if (this.size === WINDOW) {
       const oldC = this.counted[this.next]!;
@@ -117,20 +124,31 @@ export class PromptCalibration implements PromptEstimator {
 
   private measureMargin(): void {
     this.sinceMargin = 0;
-    const ratios = Array.from(this.forecastRatios.subarray(0, this.size)).filter((ratio) => !Number.isNaN(ratio));
+    const measured = (values: Float64Array): number[] => Array.from(values.subarray(0, this.size)).filter((value) => !Number.isNaN(value));
+    const ratios = measured(this.forecastRatios);
     if (ratios.length === 0) {
       // No forecast yet: the largest ratio of a report to the fit itself, with the same headroom.
       let worst = 1;
       for (let i = 0; i < this.size; i++) worst = Math.max(worst, this.reported[i]! / Math.max(1, this.slope * this.counted[i]! + this.overhead));
       this.margin = worst * (1 + 1 / Math.sqrt(this.size));
+      this.excessTokens = 0;
       return;
     }
-    ratios.sort((a, b) => a - b);
-    const k = ratios.length;
-    const quantile = ratios[Math.min(k - 1, Math.ceil(MARGIN_QUANTILE * k) - 1)]!;
-    const spread = ratios[k - 1]! - ratios[0]!;
-    this.margin = Math.max(1, k < QUANTILE_SAMPLE ? quantile * (1 + spread / Math.sqrt(k)) : quantile);
+    this.margin = Math.max(1, upperQuantile(ratios));
+    this.excessTokens = Math.max(0, upperQuantile(measured(this.forecastExcess)));
   }
+}
+
+/**
+ * The 99th percentile of `values` (k of them). Below QUANTILE_SAMPLE it is not known: the
+ * largest stands in for it, raised by the spread seen over √k for what a few have not shown.
+ */
+function upperQuantile(values: number[]): number {
+  values.sort((a, b) => a - b);
+  const k = values.length;
+  const quantile = values[Math.min(k - 1, Math.ceil(MARGIN_QUANTILE * k) - 1)]!;
+  if (k >= QUANTILE_SAMPLE) return quantile;
+  return quantile + (values[k - 1]! - values[0]!) / Math.sqrt(k);
 }
 
 /**

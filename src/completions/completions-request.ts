@@ -10,6 +10,9 @@ export const DEFAULT_COMPLETION_MAX_TOKENS = 16;
 
 export interface CompletionsRequest {
   chat: ChatRequest;
+  /** The request as the client sent it, for a model whose upstreams take it as it is (`completions: native`). */
+  body: Record<string, unknown>;
+  prompt: string;
   stream: boolean;
   includeUsage: boolean;
 }
@@ -33,7 +36,7 @@ export function validateCompletionsRequest(body: unknown): CompletionsRequest {
   fields.check();
   // check() passed, so the chat request did too.
   if (chat === undefined) throw new Error('unreachable: a refused chat request passed the check');
-  return { chat, stream: chat.stream === true, includeUsage: chat.stream === true && chat.stream_options?.include_usage === true };
+  return { chat, body: fields.body, prompt, stream: chat.stream === true, includeUsage: chat.stream === true && chat.stream_options?.include_usage === true };
 }
 
 /** One prompt: a string, or a list holding one string (a batch of prompts is refused). */

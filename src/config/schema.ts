@@ -70,6 +70,14 @@ const deployment = z
     // How /v1/responses reaches it: translated to its /chat/completions (chat), or passed
     // to its own /responses (native), for servers that speak OpenAI's Responses API.
     responses: z.enum(['chat', 'native']).default('chat'),
+    // How /v1/completions reaches it: translated to chat (the prompt as one user message,
+    // inside the model's chat template), or passed to its own /completions (native), for
+    // servers that have one (llama.cpp, vLLM, Ollama): the prompt as it is.
+    completions: z.enum(['chat', 'native']).default('chat'),
+    // How /v1/messages/count_tokens counts for it: lmgate's estimate (its count, corrected by
+    // what the server reports), or the upstream's own /messages/count_tokens (native), which
+    // Anthropic's API and llama.cpp's server answer. Default: native for kind anthropic.
+    count_tokens: z.enum(['estimate', 'native']).optional(),
     weight: z.number().positive().default(1),
     max_concurrent: z.number().int().positive().default(64),
     timeouts: z
@@ -322,6 +330,19 @@ function demoEndpointsFit(model: z.output<typeof demoModel> | z.output<typeof up
  */
 function nativeResponsesFit(model: z.output<typeof demoModel> | z.output<typeof upstreamModel>, ctx: z.RefinementCtx): void {
   if (model.backend === 'demo') return;
+  const completions = model.deployments.map((deployment) => deployment.completions === 'native');
+  model.deployments.forEach((deployment, index) => {
+    if (deployment.kind === 'anthropic' && completions[index]) {
+      ctx.addIssue({ code: 'custom', path: ['deployments', index, 'completions'], message: 'native needs a deployment of kind openai: Anthropic\'s API has no /completions' });
+    }
+  });
+  if (completions.includes(true) && completions.includes(false)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['deployments'],
+      message: 'set completions: native on every deployment of the model or on none: /v1/completions is passed through or translated to chat for the whole model',
+    });
+  }
   const native = model.deployments.map((deployment) => deployment.responses === 'native');
   model.deployments.forEach((deployment, index) => {
     if (deployment.kind === 'anthropic' && native[index]) {

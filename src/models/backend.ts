@@ -11,6 +11,11 @@ export interface BackendCall {
   request: ChatRequest;
   /** The same request as the client's JSON text, when at hand (an upstream gets it with only `model` changed). */
   requestText?: string;
+  /**
+   * What an upstream is sent when the text cannot be changed in place, if not `request`:
+   * the client's own body where it is passed through in another API (legacy completions).
+   */
+  upstreamBody?: Record<string, unknown>;
   /** lmgate's model id, shown to the client as `model`. */
   modelId: string;
   /** Prompt tokens as lmgate counted them (used when the backend reports none). */
@@ -82,6 +87,16 @@ export interface ChatBackend {
   stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult>;
   /** Releases connections (upstream pools) at shutdown. */
   close?(): Promise<void>;
+}
+
+/**
+ * Answers OpenAI's legacy completions as they are: upstreams that have their own
+ * /completions (`completions: native`), the request passed through, the answer relayed.
+ */
+export interface TextCompletionBackend {
+  completeText(call: BackendCall): Promise<CompletionResult>;
+  /** The upstream's text_completion chunks into the sink; never writes `[DONE]`. */
+  streamText(call: BackendCall, sink: ChunkSink): Promise<StreamResult>;
 }
 
 export interface EmbeddingCall {

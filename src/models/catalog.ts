@@ -5,7 +5,7 @@ import { creditsToMicros } from '../billing/money.js';
 import { PromptCalibrations } from '../billing/prompt-calibration.js';
 import { holdPrices, type Prices } from '../billing/pricing.js';
 import { ModelNotFoundError, ValidationError } from '../errors.js';
-import type { ChatBackend, EmbeddingBackend, ResponsesBackend } from './backend.js';
+import type { ChatBackend, EmbeddingBackend, ResponsesBackend, TextCompletionBackend } from './backend.js';
 import { createDemoBackend } from './demo-backend.js';
 import { createDemoEmbedder } from './demo-embedder.js';
 import type { ModelObject } from './model-object.js';
@@ -34,6 +34,10 @@ export interface ModelEntry extends Prices {
   embedder: EmbeddingBackend | undefined;
   /** Answers /v1/responses as it is, when every deployment speaks it (`responses: native`); else it is translated to chat. */
   responder: ResponsesBackend | undefined;
+  /** Answers /v1/completions as it is, when every deployment has its own (`completions: native`); else it is translated to chat. */
+  completer: TextCompletionBackend | undefined;
+  /** Counts a Messages request's input on an upstream, when a deployment says `count_tokens: native`; undefined: estimate. */
+  countTokens: ((request: Record<string, unknown>) => Promise<number | undefined>) | undefined;
   /** The OpenAI model object plus price and context, built once. */
   json: ModelObject;
 }
@@ -123,16 +127,27 @@ export function embedderOf(model: ModelEntry): EmbeddingBackend {
   return model.embedder;
 }
 
-function backendsFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): Pick<ModelEntry, 'backend' | 'embedder' | 'responder'> {
+type Backends = Pick<ModelEntry, 'backend' | 'embedder' | 'responder' | 'completer' | 'countTokens'>;
+
+function backendsFor(id: string, model: ModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): Backends {
   if (model.backend !== 'demo') {
     const upstream = upstreamBackendFor(id, model, readSecret, metrics);
     // The config has every deployment of a model agree (schema.ts).
     const speaksResponses = model.deployments.every((deployment) => deployment.responses === 'native');
-    return { backend: upstream, embedder: upstream, responder: speaksResponses ? upstream : undefined };
+    const completesText = model.deployments.every((deployment) => deployment.completions === 'native');
+    const countsTokens = upstream.deployments.some((deployment) => deployment.config.countTokens === 'native');
+    return {
+      backend: upstream,
+      embedder: upstream,
+      responder: speaksResponses ? upstream : undefined,
+      completer: completesText ? upstream : undefined,
+      countTokens: countsTokens ? upstream.countTokens : undefined,
+    };
   }
-  if (model.kind === 'embedding') return { backend: undefined, embedder: createDemoEmbedder({ dimensions: model.dimensions }), responder: undefined };
+  const none = { responder: undefined, completer: undefined, countTokens: undefined };
+  if (model.kind === 'embedding') return { backend: undefined, embedder: createDemoEmbedder({ dimensions: model.dimensions }), ...none };
   const backend = createDemoBackend({ kind: model.kind, tokensPerSec: model.tokens_per_sec, defaultTokens: model.default_tokens });
-  return { backend, embedder: undefined, responder: undefined };
+  return { backend, embedder: undefined, ...none };
 }
 
 function upstreamBackendFor(id: string, model: UpstreamModelConfig, readSecret: SecretReader, metrics: Metrics | undefined): OpenAICompatibleBackend {
@@ -155,6 +170,7 @@ function upstreamBackendFor(id: string, model: UpstreamModelConfig, readSecret: 
         apiKey,
         weight: deployment.weight,
         maxConcurrent: deployment.max_concurrent,
+        countTokens: deployment.count_tokens ?? (deployment.kind === 'anthropic' ? 'native' : 'estimate'),
         timeouts: {
           connectMs: deployment.timeouts.connect_ms,
           firstByteMs: deployment.timeouts.first_byte_ms,

@@ -21,6 +21,7 @@ import type {
   EmbeddingCall,
   NamedEventSink,
   ResponsesBackend,
+  TextCompletionBackend,
   ResponsesCall,
   StreamResult,
 } from './backend.js';
@@ -33,6 +34,7 @@ import { CompletionExchange, StreamExchange } from './upstream/chat-exchange.js'
 import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
 import { EmbeddingExchange } from './upstream/embedding-exchange.js';
 import { ResponseExchange, ResponseStreamExchange } from './upstream/responses-exchange.js';
+import { countTokensUpstream } from './upstream/token-count.js';
 
 export type { UpstreamDeployment, UpstreamTimeouts } from './upstream/deployment.js';
 
@@ -47,7 +49,7 @@ export interface OpenAICompatibleBackendOptions {
   observer?: DeploymentObserver;
 }
 
-export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend, ResponsesBackend {
+export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend, ResponsesBackend, TextCompletionBackend {
   /** Always a promise: the answer comes over the network. */
   complete(call: BackendCall): Promise<CompletionResult>;
   /** The deployments' /embeddings, with the same failover. */
@@ -55,6 +57,11 @@ export interface OpenAICompatibleBackend extends ChatBackend, EmbeddingBackend, 
   /** The deployments' /responses (those that speak it), with the same failover. */
   respond(call: ResponsesCall): Promise<CompletionResult>;
   streamResponse(call: ResponsesCall, sink: NamedEventSink): Promise<StreamResult>;
+  /**
+   * A Messages request's input tokens as a deployment with `count_tokens: native` counts
+   * them; undefined when none does, or none answered.
+   */
+  countTokens(request: Record<string, unknown>): Promise<number | undefined>;
   /** Closes the keep-alive pools once their requests have finished (shutdown). */
   close(): Promise<void>;
   readonly deployments: readonly Deployment[];
@@ -148,6 +155,15 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     );
   }
 
+  /** Legacy completions passed through to the deployments' own /completions (`completions: native`). */
+  function completeText(call: BackendCall): Promise<CompletionResult> {
+    return withFailover(call, (deployment) => new CompletionExchange(call, deployment, deployment.completionsPath), clientGone);
+  }
+
+  function streamText(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
+    return withFailover(call, (deployment) => new StreamExchange(call, deployment, sink, deployment.completionsPath), () => nothingGenerated(call));
+  }
+
   function embed(call: EmbeddingCall): Promise<CompletionResult> {
     return withFailover(
       call,
@@ -172,11 +188,20 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
     );
   }
 
+  async function countTokens(request: Record<string, unknown>): Promise<number | undefined> {
+    for (const deployment of deployments) {
+      if (deployment.config.countTokens !== 'native' || !deployment.breaker.allows()) continue;
+      const counted = await countTokensUpstream(deployment, request);
+      if (counted !== undefined) return counted;
+    }
+    return undefined;
+  }
+
   async function close(): Promise<void> {
     await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
 
-  return { complete, stream, embed, respond, streamResponse, close, deployments };
+  return { complete, stream, completeText, streamText, embed, respond, streamResponse, countTokens, close, deployments };
 }
 
 /** A whole answer whose client has gone: nobody is left to give it to. */

@@ -55,7 +55,9 @@ beforeAll(async () => {
     overrides: {
       tiers: { free: { rpm: 100_000, tpm: 100_000_000, concurrency: 8, models: ['*'] } },
       models: {
-        tiny: { context: 2048, max_output: 64, price: PRICE, deployments: [{ url: chatProxy.url, model: chatServer.model }] },
+        tiny: { context: 2048, max_output: 64, price: PRICE, deployments: [{ url: chatProxy.url, model: chatServer.model, count_tokens: 'native' }] },
+        // The same server's own /completions: the prompt as it is, without the chat template.
+        'tiny-text': { context: 2048, max_output: 64, endpoints: ['completions'], price: PRICE, deployments: [{ url: chatProxy.url, model: chatServer.model, completions: 'native' }] },
         'tiny-embed': { context: 2048, endpoints: ['embeddings'], price: PRICE, deployments: [{ url: embedProxy.url, model: embedServer.model }] },
       },
     },
@@ -79,9 +81,10 @@ function random(seed: number): () => number {
 
 /**
  * What the server reported for one exchange, read from its own answer: a whole answer's
- * usage, or a stream's usage chunks. llama.cpp reports one choice's output for several
- * choices (a whole answer) or one usage chunk per choice (a stream): each choice's output
- * is added, the prompt counted once. A whole answer's choices each ran to max_tokens
+ * usage, or a stream's usage (a chunk of its own for chat, on the finishing chunk for a
+ * legacy completion). llama.cpp reports one choice's output for several choices (a whole
+ * answer) or one usage per choice (a stream): each choice's output is added, the prompt
+ * counted once. A whole answer's choices each ran to max_tokens
  * (finish_reason length), which is what each wrote.
  */
 function reportedUsage(exchange: RecordedExchange): Usage {
@@ -102,7 +105,7 @@ function reportedUsage(exchange: RecordedExchange): Usage {
     .split('\n')
     .filter((line) => line.startsWith('data: {'))
     .map((line) => JSON.parse(line.slice(6)) as { usage?: unknown; choices?: unknown[] })
-    .filter((chunk) => chunk.usage != null && chunk.choices?.length === 0)
+    .filter((chunk) => chunk.usage != null)
     .map((chunk) => usageOf(chunk.usage)!);
   expect(usages.length).toBe(request.n ?? 1);
   return { ...usages[0]!, completionTokens: usages.reduce((sum, usage) => sum + usage.completionTokens, 0) };
@@ -165,6 +168,18 @@ describe('in front of llama-server', () => {
       completions: async () => {
         const completion = await openai.completions.create({ model: 'tiny', prompt: text(), max_tokens: maxTokens() });
         return { shape: 'completions', toldCost: (completion.usage as unknown as { cost: number }).cost };
+      },
+      'native completions': async () => {
+        if (next() < 0.5) {
+          const completion = await openai.completions.create({ model: 'tiny-text', prompt: text(), max_tokens: maxTokens() });
+          expect(completion.model).toBe('tiny-text');
+          return { shape: 'native completions', toldCost: (completion.usage as unknown as { cost: number }).cost };
+        }
+        const stream = await openai.completions.create({ model: 'tiny-text', prompt: text(), max_tokens: maxTokens(), stream: true, stream_options: { include_usage: true } });
+        const costs: number[] = [];
+        for await (const chunk of stream) if (chunk.usage) costs.push((chunk.usage as unknown as { cost: number }).cost);
+        expect(costs).toHaveLength(1);
+        return { shape: 'native completions stream', toldCost: costs[0] };
       },
       embeddings: async () => {
         await openai.embeddings.create({ model: 'tiny-embed', input: [text(), text()] });

@@ -90,15 +90,18 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       done();
     });
     meteredRoute(scope, services, '/messages', MESSAGES);
-    // The prompt's tokens as the chat plan counts them; nothing is generated, nothing charged.
+    // The prompt's tokens: the upstream's own count where it gives one (count_tokens:
+    // native), else the estimate a hold starts from; nothing is generated, nothing charged.
     scope.post('/messages/count_tokens', async (request) => {
       requireJsonBody(request);
-      const chat = validateChatRequest(anthropicToChatRequest(validateMessagesRequest(withMaxTokens(request.body))));
+      const messages = validateMessagesRequest(withMaxTokens(request.body));
+      const chat = validateChatRequest(anthropicToChatRequest(messages));
       const model = services.catalog.resolve(chat.model, 'chat');
       assertTierAllowsModel(request.principal!.tier, model.id);
       assertKeyAllowsModel(request.principal!.key, model.id);
       const { promptTokens } = await planTokens(chat, model);
-      return { input_tokens: promptTokens };
+      const counted = await model.countTokens?.(messages as unknown as Record<string, unknown>);
+      return { input_tokens: counted ?? promptTokens };
     });
   });
 }

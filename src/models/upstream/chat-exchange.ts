@@ -14,9 +14,10 @@ import { isRecord, ModelRenamer, plainCompletion, textOfMessage, textWithUsageCo
 
 /** A non-streamed completion: read whole, then relayed with lmgate's model id. */
 export class CompletionExchange extends WholeAnswerExchange<BackendCall> {
-  constructor(call: BackendCall, deployment: Deployment) {
+  /** `path`: the chat path, or the legacy completions path for a request passed through. */
+  constructor(call: BackendCall, deployment: Deployment, path = deployment.path) {
     super(call, deployment);
-    this.start(completionRequestText(call, deployment.config.model), false);
+    this.start(completionRequestText(call, deployment.config.model), false, path);
   }
 
   protected read(text: string): void {
@@ -58,10 +59,10 @@ export class CompletionExchange extends WholeAnswerExchange<BackendCall> {
 export class StreamExchange extends EventStreamExchange<BackendCall> {
   private readonly relay: StreamRelay;
 
-  constructor(call: BackendCall, deployment: Deployment, sink: ChunkSink) {
+  constructor(call: BackendCall, deployment: Deployment, sink: ChunkSink, path = deployment.path) {
     super(call, deployment, sink);
     this.relay = new StreamRelay(call, sink, deployment.label, deployment.config.model);
-    this.start(streamRequestText(call, deployment.config.model), true);
+    this.start(streamRequestText(call, deployment.config.model), true, path);
   }
 
   protected relayEvent(data: string): boolean {
@@ -101,6 +102,7 @@ function countedOutputTokens(choices: unknown[], maxTokens: number | undefined):
     if (!isRecord(choice)) continue;
     if (choice.finish_reason === 'length' && maxTokens !== undefined) tokens += maxTokens;
     else if (isRecord(choice.message)) tokens += countTextTokens(textOfMessage(choice.message));
+    else if (typeof choice.text === 'string') tokens += countTextTokens(choice.text); // a legacy completion
   }
   return tokens;
 }
@@ -112,7 +114,7 @@ function completionRequestText(call: BackendCall, upstreamModel: string): string
     const text = upstreamRequestText(call.requestText, call.modelId, upstreamModel, false);
     if (text !== undefined) return text;
   }
-  const request = { ...call.request, model: upstreamModel };
+  const request: Record<string, unknown> = { ...(call.upstreamBody ?? call.request), model: upstreamModel };
   if (request.stream) request.stream = false;
   return JSON.stringify(request);
 }
@@ -128,5 +130,5 @@ function streamRequestText(call: BackendCall, upstreamModel: string): string {
     const text = upstreamRequestText(call.requestText, call.modelId, upstreamModel, options === undefined);
     if (text !== undefined) return text;
   }
-  return JSON.stringify({ ...call.request, model: upstreamModel, stream: true, stream_options: { ...options, include_usage: true } });
+  return JSON.stringify({ ...(call.upstreamBody ?? call.request), model: upstreamModel, stream: true, stream_options: { ...options, include_usage: true } });
 }

@@ -29,6 +29,8 @@ export interface UpstreamDeployment {
   weight: number;
   /** Requests in flight at most; a full deployment is skipped. */
   maxConcurrent: number;
+  /** `native`: /v1/messages/count_tokens asks its /messages/count_tokens; else lmgate estimates. */
+  countTokens?: 'estimate' | 'native';
   timeouts: UpstreamTimeouts;
   circuitBreaker: Omit<CircuitBreakerOptions, 'now'>;
 }
@@ -51,6 +53,10 @@ export class Deployment {
   /** The chat completions path. */
   readonly path: string;
   readonly embeddingsPath: string;
+  /** The legacy completions path, for a deployment that takes /v1/completions as it is. */
+  readonly completionsPath: string;
+  /** Anthropic's token counting path (which llama.cpp's server answers too). */
+  readonly countTokensPath: string;
   /** The Responses API's path, for a deployment that speaks it. */
   readonly responsesPath: string;
   readonly jsonHeaders: Record<string, string>;
@@ -75,6 +81,8 @@ export class Deployment {
     const base = url.pathname.replace(/\/+$/, '');
     this.path = `${base}${isAnthropic ? '/messages' : '/chat/completions'}`;
     this.embeddingsPath = `${base}/embeddings`;
+    this.completionsPath = `${base}/completions`;
+    this.countTokensPath = `${base}/messages/count_tokens`;
     this.responsesPath = `${base}/responses`;
     this.origin = url.origin;
     const auth: Record<string, string> = isAnthropic

@@ -143,13 +143,21 @@ export class StreamRelay {
     }
     const usage = usageOf(chunk.usage);
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
-    if (this.perChoiceUsage && usage !== null && choices.length === 0) {
-      // One choice's usage (see perChoiceUsage), the one that finished last: summed, and
+    if (this.perChoiceUsage && usage !== null) {
+      // One choice's usage (see perChoiceUsage): on a chunk of its own after the choice's
+      // finish (chat), or on the choice's finishing chunk (legacy completions). Summed, and
       // sent with the others at the end.
       this.upstreamUsage = this.upstreamUsage === null ? usage : withOutputOf(this.upstreamUsage, usage);
-      if (this.lastFinished !== null) this.texts.delete(this.lastFinished);
       this.lastUsageChunk = chunk;
-      return null;
+      delete chunk.usage;
+      if (choices.length === 0) {
+        if (this.lastFinished !== null) this.texts.delete(this.lastFinished);
+        return null;
+      }
+      for (const choice of choices) this.noteFinish(choice);
+      this.noteTexts(chunk);
+      if (this.lastFinished !== null) this.texts.delete(this.lastFinished);
+      return this.renamer.rename(JSON.stringify(chunk), chunk);
     }
     if (this.perChoiceUsage) this.noteTexts(chunk);
     else if (usage !== null) this.noteUsage(usage);
@@ -204,7 +212,8 @@ export class StreamRelay {
    * when the chunk is the first choice's and carries no other kind of text; else parsed.
    */
   private notePlainText(data: string): void {
-    const hasOtherText = data.includes('refusal"') || data.includes('reasoning') || data.includes('tool_calls"') || data.includes('function_call"');
+    // A legacy completion's chunk carries `text`, not a delta: parsed.
+    const hasOtherText = data.includes('refusal"') || data.includes('reasoning') || data.includes('tool_calls"') || data.includes('function_call"') || data.includes('"text"');
     const content = hasOtherText || !textIndexIsZero(data) ? undefined : textStringMember(data, 'content"');
     if (content !== undefined) return this.textOf(0).add(content);
     const chunk = parsedOrNull(data);
@@ -215,8 +224,10 @@ export class StreamRelay {
   private noteTexts(chunk: Record<string, unknown>): void {
     if (!Array.isArray(chunk.choices)) return;
     for (const choice of chunk.choices) {
-      if (!isRecord(choice) || !isRecord(choice.delta)) continue;
-      this.textOf(typeof choice.index === 'number' ? choice.index : 0).add(textOfMessage(choice.delta));
+      if (!isRecord(choice)) continue;
+      const index = typeof choice.index === 'number' ? choice.index : 0;
+      if (isRecord(choice.delta)) this.textOf(index).add(textOfMessage(choice.delta));
+      else if (typeof choice.text === 'string') this.textOf(index).add(choice.text); // a legacy completion
     }
   }
 
