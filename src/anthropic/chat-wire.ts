@@ -27,6 +27,8 @@ export interface ChatCompletionBody {
     message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ChatToolCall[] };
     logprobs: null;
     finish_reason: ChatFinishReason | null;
+    /** vLLM's convention, which lmgate follows: the stop sequence that ended the answer. */
+    stop_reason?: string | null;
   }[];
   usage: ChatUsageBody;
 }
@@ -49,6 +51,8 @@ export interface ChatChunkBody {
     delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] };
     logprobs: null;
     finish_reason: ChatFinishReason | null;
+    /** On the finishing chunk: the stop sequence that ended the answer (vLLM's convention). */
+    stop_reason?: string | null;
   }[];
   usage?: ChatUsageBody | null;
 }

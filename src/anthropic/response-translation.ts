@@ -39,6 +39,17 @@ export function anthropicStopReason(reason: string | null): AnthropicStopReason 
 }
 
 /**
+ * Why an answer stopped, in Anthropic's words: a chat `stop` with the stop sequence that
+ * ended it (vLLM's `stop_reason`, which lmgate's own translations and demo models set too)
+ * is `stop_sequence`; a server that does not say which sequence it met (OpenAI, llama.cpp)
+ * leaves it `end_turn`.
+ */
+export function anthropicStop(finishReason: string | null, stopReason: unknown): { stop_reason: AnthropicStopReason | null; stop_sequence: string | null } {
+  if (finishReason === 'stop' && typeof stopReason === 'string') return { stop_reason: 'stop_sequence', stop_sequence: stopReason };
+  return { stop_reason: anthropicStopReason(finishReason), stop_sequence: null };
+}
+
+/**
  * What lmgate bills, by kind. Anthropic counts cache reads and writes beside
  * `input_tokens`; lmgate's prompt total holds all three, and the parts are priced apart
  * (writes split by lifetime where `cache_creation` says, else taken as 5-minute writes).
@@ -107,6 +118,7 @@ export function anthropicToChatCompletion(message: AnthropicMessage, modelId: st
         message: { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
         logprobs: null,
         finish_reason: chatFinishReason(message.stop_reason),
+        ...(message.stop_reason === 'stop_sequence' && message.stop_sequence != null ? { stop_reason: message.stop_sequence } : {}),
       },
     ],
     usage: chatUsageBody(usageOfAnthropic(message.usage)),
@@ -129,8 +141,7 @@ export function chatCompletionToAnthropic(completion: ChatCompletionBody, modelI
     role: 'assistant',
     model: modelId,
     content,
-    stop_reason: anthropicStopReason(completion.choices[0]?.finish_reason ?? null),
-    stop_sequence: null,
+    ...anthropicStop(completion.choices[0]?.finish_reason ?? null, completion.choices[0]?.stop_reason),
     usage: anthropicUsage(usageOf(completion.usage) ?? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }),
   };
 }

@@ -3,8 +3,8 @@
 // holds only what the next event needs (the open block, the tool calls' positions, usage).
 import type { Usage } from '../billing/usage.js';
 import type { ChatChunkBody, ChatFinishReason } from './chat-wire.js';
-import type { AnthropicErrorObject, AnthropicStopReason, AnthropicStreamEvent } from './messages-wire.js';
-import { anthropicStopReason, anthropicUsage, chatFinishReason, chatUsageBody, usageOfAnthropic } from './response-translation.js';
+import type { AnthropicErrorObject, AnthropicStopReason, AnthropicStreamEvent, AnthropicUsage } from './messages-wire.js';
+import { anthropicStop, anthropicUsage, chatFinishReason, chatUsageBody, usageOfAnthropic } from './response-translation.js';
 import { usageOf } from '../models/upstream/wire.js';
 
 type Delta = ChatChunkBody['choices'][number]['delta'];
@@ -21,6 +21,7 @@ export class AnthropicToChatStream {
   private id = '';
   /** Chat's position of the tool call each Anthropic block index carries. */
   private readonly toolIndexOfBlock = new Map<number, number>();
+  private startUsage: AnthropicUsage | undefined;
   /** The input side of the usage, once message_start told it (completionTokens 0). */
   private input: Usage | undefined;
   private outputTokens: number | undefined;
@@ -43,6 +44,7 @@ export class AnthropicToChatStream {
     switch (event.type) {
       case 'message_start': {
         this.id = event.message.id;
+        this.startUsage = event.message.usage;
         this.input = usageOfAnthropic({ ...event.message.usage, output_tokens: 0 });
         return [this.chunk({ role: 'assistant', content: '' })];
       }
@@ -69,10 +71,13 @@ export class AnthropicToChatStream {
         this.outputTokens = usage.output_tokens;
         this.hasFinalUsage = true;
         // Newer servers repeat the input counts here; they are the final ones.
-        if (usage.input_tokens != null) this.input = usageOfAnthropic({ ...usage, input_tokens: usage.input_tokens, output_tokens: 0 });
+        // (message_start alone splits the cache writes by lifetime.)
+        if (usage.input_tokens != null) this.input = usageOfAnthropic({ cache_creation: this.startUsage?.cache_creation, ...usage, input_tokens: usage.input_tokens, output_tokens: 0 });
         if (event.delta.stop_reason === null) return [];
         this.finishReason = chatFinishReason(event.delta.stop_reason);
-        return [this.chunk({}, this.finishReason)];
+        const finish = this.chunk({}, this.finishReason);
+        if (event.delta.stop_reason === 'stop_sequence' && event.delta.stop_sequence != null) finish.choices[0]!.stop_reason = event.delta.stop_sequence;
+        return [finish];
       }
       case 'message_stop': {
         this.isDone = true;
@@ -110,7 +115,7 @@ export class ChatToAnthropicStream {
   private started = false;
   private nextBlock = 0;
   private open: { block: number; kind: 'text' } | { block: number; kind: 'tool'; toolIndex: number } | null = null;
-  private stopReason: AnthropicStopReason | null = null;
+  private stop: { stop_reason: AnthropicStopReason | null; stop_sequence: string | null } = { stop_reason: null, stop_sequence: null };
   private usage: Usage | undefined;
 
   constructor(
@@ -144,7 +149,7 @@ export class ChatToAnthropicStream {
     }
     if (choice.finish_reason !== null) {
       this.closeBlock(events);
-      this.stopReason = anthropicStopReason(choice.finish_reason);
+      this.stop = anthropicStop(choice.finish_reason, choice.stop_reason);
     }
     return events;
   }
@@ -158,7 +163,7 @@ export class ChatToAnthropicStream {
     this.start(events);
     this.closeBlock(events);
     const counts = usage === undefined ? { output_tokens: 0 } : { ...anthropicUsage(usage) };
-    events.push({ type: 'message_delta', delta: { stop_reason: this.stopReason, stop_sequence: null }, usage: counts });
+    events.push({ type: 'message_delta', delta: this.stop, usage: counts });
     events.push({ type: 'message_stop' });
     return events;
   }

@@ -7,12 +7,13 @@ import type { MeteredCall } from './metered-route.js';
 export function chatBackendCall<Req>(
   { model, plan, client, chargeMicros }: MeteredCall<Req>,
   chat: ChatRequest,
-  options: { requestText?: string; upstreamBody?: Record<string, unknown>; includeUsage: boolean },
+  options: { requestText?: string; upstreamBody?: Record<string, unknown>; anthropicRequest?: Record<string, unknown>; includeUsage: boolean },
 ): BackendCall {
   return {
     request: chat,
     requestText: options.requestText,
     upstreamBody: options.upstreamBody,
+    anthropicRequest: options.anthropicRequest,
     modelId: model.id,
     promptTokens: plan.promptTokens,
     maxOutputTokens: plan.maxOutputTokens,

@@ -12,6 +12,12 @@ export interface BackendCall {
   /** The same request as the client's JSON text, when at hand (an upstream gets it with only `model` changed). */
   requestText?: string;
   /**
+   * The client's Anthropic Messages request, when it came as one: an Anthropic upstream is
+   * sent it as it is (cache_control, thinking and whatever else chat cannot say), with only
+   * model, max_tokens and stream set.
+   */
+  anthropicRequest?: Record<string, unknown>;
+  /**
    * What an upstream is sent when the text cannot be changed in place, if not `request`:
    * the client's own body where it is passed through in another API (legacy completions).
    */

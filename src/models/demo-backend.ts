@@ -96,7 +96,7 @@ export function createDemoBackend(options: DemoBackendOptions): ChatBackend {
     const reportFinish = async (run: ChoiceRun): Promise<boolean> => {
       run.isReported = true;
       activeChoices--;
-      return sink.send(chunks.finish(run.index, run.finishReason!)) || drained();
+      return sink.send(chunks.finish(run.index, run.finishReason!, run.stopSequence)) || drained();
     };
 
     for (const run of runs) {
@@ -190,6 +190,8 @@ class ChoiceRun {
   /** Tokens generated so far, including any that were cut off by a stop sequence. */
   tokens = 0;
   finishReason: FinishReason | null = null;
+  /** The stop sequence that ended the choice, if one did. */
+  stopSequence: string | null = null;
   /** The stream has sent this choice's finish chunk. */
   isReported = false;
   /** Text that could still turn out to be the start of a stop sequence. */
@@ -217,9 +219,10 @@ class ChoiceRun {
     const pending = this.heldText + piece;
     // Everything emitted before was checked to be no stop-sequence prefix, so a match can
     // only start inside the pending text.
-    const stopAt = indexOfFirstStop(pending, this.stops);
-    if (stopAt >= 0) {
+    const [stopAt, stop] = firstStop(pending, this.stops);
+    if (stop !== null) {
       this.finishReason = 'stop';
+      this.stopSequence = stop;
       this.heldText = '';
       return pending.slice(0, stopAt);
     }
@@ -240,13 +243,18 @@ class ChoiceRun {
   }
 }
 
-function indexOfFirstStop(text: string, stops: readonly string[]): number {
+/** Where the first stop sequence in `text` starts, and which it is; [-1, null] for none. */
+function firstStop(text: string, stops: readonly string[]): [number, string | null] {
   let first = -1;
+  let found: string | null = null;
   for (const stop of stops) {
     const at = text.indexOf(stop);
-    if (at >= 0 && (first < 0 || at < first)) first = at;
+    if (at >= 0 && (first < 0 || at < first)) {
+      first = at;
+      found = stop;
+    }
   }
-  return first;
+  return [first, found];
 }
 
 /** Length of the longest end of `text` that some stop sequence starts with (but is not). */

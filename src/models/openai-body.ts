@@ -44,8 +44,10 @@ export class ChunkWriter {
     return head + JSON.stringify(text) + this.contentTail;
   }
 
-  finish(index: number, reason: FinishReason): string {
-    return `${this.head}${index},"delta":{},"logprobs":null,"finish_reason":"${reason}"${this.tail}`;
+  /** `stopSequence`: the one that ended the choice, as vLLM's `stop_reason` says it. */
+  finish(index: number, reason: FinishReason, stopSequence: string | null = null): string {
+    const stop = stopSequence === null ? '' : `,"stop_reason":${JSON.stringify(stopSequence)}`;
+    return `${this.head}${index},"delta":{},"logprobs":null,"finish_reason":"${reason}"${stop}${this.tail}`;
   }
 
   usage(usage: Usage, costMicros: number): string {
@@ -61,6 +63,8 @@ export class ChunkWriter {
 export interface AnsweredChoice {
   index: number;
   finishReason: FinishReason | null;
+  /** The stop sequence that ended it, if one did (vLLM's `stop_reason`). */
+  stopSequence?: string | null;
 }
 
 /** The `chat.completion` body. */
@@ -71,7 +75,8 @@ export function completionJson(modelId: string, runs: readonly AnsweredChoice[],
     if (i > 0) choices += ',';
     choices +=
       `{"index":${run.index},"message":{"role":"assistant","content":${JSON.stringify(contents[i])},` +
-      `"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"${run.finishReason}"}`;
+      `"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"${run.finishReason}"` +
+      `${run.stopSequence == null ? '' : `,"stop_reason":${JSON.stringify(run.stopSequence)}`}}`;
   }
   return (
     `{"id":"${newCompletionId()}","object":"chat.completion","created":${unixSecNow()},` +

@@ -19,6 +19,10 @@ export interface FakeAnthropicBehaviour {
   deltaDelayMs?: number;
   /** Streaming: after this many text deltas, send an `error` event of `errorType` and end. */
   errorEventAfter?: number;
+  /** The stop sequence met (with stopReason 'stop_sequence'). */
+  stopSequence?: string;
+  /** Cache figures reported instead of ANTHROPIC_USAGE's: reads, writes, and writes by lifetime. */
+  cache?: { read: number; written: number; written1h?: number };
 }
 
 export interface RecordedAnthropicRequest {
@@ -80,7 +84,8 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function message(model: string, content: Anthropic.ContentBlock[], stopReason: Anthropic.StopReason | null, outputTokens: number): Anthropic.Message {
+function message(model: string, content: Anthropic.ContentBlock[], stopReason: Anthropic.StopReason | null, outputTokens: number, behaviour: FakeAnthropicBehaviour): Anthropic.Message {
+  const cache = behaviour.cache ?? { read: ANTHROPIC_USAGE.cache_read_input_tokens, written: 0 };
   return {
     id: 'msg_01FakeAnthropicAnswer',
     type: 'message',
@@ -88,16 +93,16 @@ function message(model: string, content: Anthropic.ContentBlock[], stopReason: A
     model,
     content,
     stop_reason: stopReason,
-    stop_sequence: null,
+    stop_sequence: stopReason === 'stop_sequence' ? (behaviour.stopSequence ?? null) : null,
     stop_details: null,
     container: null,
     diagnostics: null,
     usage: {
       input_tokens: ANTHROPIC_USAGE.input_tokens,
       output_tokens: outputTokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: ANTHROPIC_USAGE.cache_read_input_tokens,
-      cache_creation: null,
+      cache_creation_input_tokens: cache.written,
+      cache_read_input_tokens: cache.read,
+      cache_creation: cache.written1h === undefined ? null : { ephemeral_5m_input_tokens: cache.written - cache.written1h, ephemeral_1h_input_tokens: cache.written1h },
       inference_geo: null,
       server_tool_use: null,
       service_tier: 'standard',
@@ -126,7 +131,7 @@ async function answer(res: ServerResponse, request: Record<string, unknown>, beh
     const content: Anthropic.ContentBlock[] = [{ type: 'text', text: pieces.join(''), citations: null }];
     if (tool) content.push({ type: 'tool_use', ...tool, caller: { type: 'direct' } } as Anthropic.ToolUseBlock);
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' });
-    res.end(JSON.stringify(message(model, content, stopReason, ANTHROPIC_USAGE.output_tokens)));
+    res.end(JSON.stringify(message(model, content, stopReason, ANTHROPIC_USAGE.output_tokens, behaviour)));
     return;
   }
 
@@ -134,7 +139,7 @@ async function answer(res: ServerResponse, request: Record<string, unknown>, beh
   const send = (event: Anthropic.RawMessageStreamEvent | { type: 'ping' } | Anthropic.ErrorResponse): void => {
     if (!res.destroyed) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   };
-  send({ type: 'message_start', message: message(model, [], null, 1) });
+  send({ type: 'message_start', message: message(model, [], null, 1, behaviour) });
   send({ type: 'ping' });
   send({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } });
   let sent = 0;
@@ -161,8 +166,15 @@ async function answer(res: ServerResponse, request: Record<string, unknown>, beh
   }
   send({
     type: 'message_delta',
-    delta: { stop_reason: stopReason, stop_sequence: null, stop_details: null, container: null },
-    usage: { output_tokens: ANTHROPIC_USAGE.output_tokens, input_tokens: ANTHROPIC_USAGE.input_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: ANTHROPIC_USAGE.cache_read_input_tokens, server_tool_use: null, output_tokens_details: null },
+    delta: { stop_reason: stopReason, stop_sequence: stopReason === 'stop_sequence' ? (behaviour.stopSequence ?? null) : null, stop_details: null, container: null },
+    usage: {
+      output_tokens: ANTHROPIC_USAGE.output_tokens,
+      input_tokens: ANTHROPIC_USAGE.input_tokens,
+      cache_creation_input_tokens: behaviour.cache?.written ?? 0,
+      cache_read_input_tokens: behaviour.cache?.read ?? ANTHROPIC_USAGE.cache_read_input_tokens,
+      server_tool_use: null,
+      output_tokens_details: null,
+    },
   } as Anthropic.RawMessageDeltaEvent);
   send({ type: 'message_stop' });
   res.end();

@@ -40,6 +40,8 @@ export interface FakeUpstreamBehaviour {
   choices?: number;
   /** Streaming /responses: after this many text deltas (0: before any output item), an `error` event, and the end. */
   errorEventAfter?: number;
+  /** The usage object reported instead of FAKE_USAGE (token kinds in OpenAI's `*_details`). */
+  usage?: Record<string, unknown>;
 }
 
 export interface RecordedRequest {
@@ -178,8 +180,9 @@ async function answer(res: ServerResponse, request: Record<string, unknown>, beh
   res.end(JSON.stringify(completion));
 }
 
-function usageOf(behaviour: FakeUpstreamBehaviour): Record<string, number> {
-  return behaviour.usageCost === undefined ? FAKE_USAGE : { ...FAKE_USAGE, cost: behaviour.usageCost };
+function usageOf(behaviour: FakeUpstreamBehaviour): Record<string, unknown> {
+  const usage = behaviour.usage ?? FAKE_USAGE;
+  return behaviour.usageCost === undefined ? usage : { ...usage, cost: behaviour.usageCost };
 }
 
 async function streamAnswer(

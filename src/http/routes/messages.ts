@@ -12,7 +12,9 @@ import { anthropicToChatRequest } from '../../anthropic/request-translation.js';
 import { anthropicUsage, chatCompletionToAnthropic } from '../../anthropic/response-translation.js';
 import { ChatToAnthropicStream } from '../../anthropic/stream-translation.js';
 import { validateMessagesRequest } from '../../anthropic/validate-request.js';
+import type { AnthropicRequest } from '../../anthropic/messages-wire.js';
 import type { ChatRequest } from '../../chat/chat-request.js';
+import type { BackendCall } from '../../models/backend.js';
 import { assertKeyAllowsModel } from '../../auth/key-controls.js';
 import { assertTierAllowsModel } from '../../billing/tiers.js';
 import { planTokens } from '../../chat/plan.js';
@@ -24,7 +26,7 @@ import { chatBackendOf, type ModelEntry } from '../../models/catalog.js';
 import { renderAnthropicError, sendAnthropicError } from '../anthropic-error-reply.js';
 import { AnthropicEventSink } from '../anthropic-sse.js';
 import { chatBackendCall } from '../chat-call.js';
-import { meteredRoute, requireJsonBody, type ErrorSurface, type MeteredEndpoint } from '../metered-route.js';
+import { meteredRoute, requireJsonBody, type ErrorSurface, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
 
 /** Anthropic's versions are dates; its SDKs always send one. */
 const ANTHROPIC_VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -41,23 +43,32 @@ const ANTHROPIC_ERRORS: ErrorSurface = {
   },
 };
 
-const MESSAGES: MeteredEndpoint<ChatRequest> = {
+/** A Messages request: checked in Anthropic's terms, and as the chat request it is translated to. */
+interface MessagesRequest {
+  messages: AnthropicRequest;
+  chat: ChatRequest;
+}
+
+const MESSAGES: MeteredEndpoint<MessagesRequest> = {
   endpoint: 'chat',
-  parse: (body) => validateChatRequest(anthropicToChatRequest(validateMessagesRequest(body))),
-  modelOf: (chat) => chat.model,
-  plan: (chat, model) => planTokens(withinOutputLimit(chat, model), model),
+  parse: (body) => {
+    const messages = validateMessagesRequest(body);
+    return { messages, chat: validateChatRequest(anthropicToChatRequest(messages)) };
+  },
+  modelOf: ({ chat }) => chat.model,
+  plan: ({ chat }, model) => planTokens(withinOutputLimit(chat, model), model),
   answer: (call) =>
-    andThen(chatBackendOf(call.model).complete(chatBackendCall(call, withinOutputLimit(call.request, call.model), { includeUsage: false })), (result) => {
+    andThen(chatBackendOf(call.model).complete(messagesCall(call, false)), (result) => {
       const message = chatCompletionToAnthropic(JSON.parse(result.body) as ChatCompletionBody, call.model.id);
       // The counts billed, whichever side counted them.
       return { ...result, body: JSON.stringify({ ...message, id: newMessageId(), usage: anthropicUsage(result.usage) }) };
     }),
   streaming: {
-    isStreamed: (chat) => chat.stream === true,
+    isStreamed: ({ chat }) => chat.stream === true,
     stream: async (call, events) => {
       const sink = new AnthropicEventSink(events, new ChatToAnthropicStream(newMessageId(), call.model.id, call.plan.promptTokens));
       // Usage asked for: message_delta reports the counts.
-      const result = await chatBackendOf(call.model).stream(chatBackendCall(call, withinOutputLimit(call.request, call.model), { includeUsage: true }), sink);
+      const result = await chatBackendOf(call.model).stream(messagesCall(call, true), sink);
       if (result.error === undefined && !call.client.aborted) sink.finish(result.usage);
       return result;
     },
@@ -104,6 +115,12 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       return { input_tokens: counted ?? promptTokens };
     });
   });
+}
+
+/** The chat backend's call for a Messages request, the client's own request beside it for an Anthropic upstream. */
+function messagesCall(call: MeteredCall<MessagesRequest>, includeUsage: boolean): BackendCall {
+  const chat = withinOutputLimit(call.request.chat, call.model);
+  return chatBackendCall(call, chat, { includeUsage, anthropicRequest: call.request.messages as unknown as Record<string, unknown> });
 }
 
 /**

@@ -15,8 +15,14 @@ import { countTextTokens } from '../tokens.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
 
-/** The Anthropic request for a call; throws ValidationError (422) for what it cannot say. */
+/**
+ * The Anthropic request for a call: the client's own when it came in Anthropic's terms,
+ * else the chat request translated (ValidationError, a 422, for what it cannot say).
+ */
 function requestText(call: BackendCall, deployment: Deployment, stream: boolean): string {
+  if (call.anthropicRequest !== undefined) {
+    return JSON.stringify({ ...call.anthropicRequest, model: deployment.config.model, max_tokens: call.maxOutputTokens, stream });
+  }
   return JSON.stringify(chatToAnthropicRequest(call.request, { model: deployment.config.model, maxTokens: call.maxOutputTokens, stream }));
 }
 

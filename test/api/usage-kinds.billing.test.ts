@@ -1,0 +1,235 @@
+// Every token priced by its kind, and every charge what was served: fake OpenAI and
+// Anthropic upstreams (speaking their real wire formats) report cached input, cache
+// writes and reasoning, which no local server produces; the demo models show n and stop
+// sequences; and a charge above the hold comes out of the balance, cut only at 0.
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costMicros, type Prices } from '../../src/billing/pricing.js';
+import type { Usage } from '../../src/billing/usage.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { jsonOf } from '../helpers/json.js';
+import { startApp, type TestApp } from '../helpers/start-app.js';
+
+// Credits per million tokens of each kind, as an Anthropic-like price list.
+const PRICE = { input: 3, cached_input: 0.3, cache_write: 3.75, cache_write_1h: 6, output: 15, reasoning: 20 };
+const PRICES: Prices = {
+  inputPerMTokMicros: 3_000_000,
+  cachedInputPerMTokMicros: 300_000,
+  cacheWritePerMTokMicros: 3_750_000,
+  cacheWrite1hPerMTokMicros: 6_000_000,
+  outputPerMTokMicros: 15_000_000,
+  reasoningPerMTokMicros: 20_000_000,
+};
+const OPENAI_USAGE = {
+  prompt_tokens: 1_000,
+  completion_tokens: 400,
+  total_tokens: 1_400,
+  prompt_tokens_details: { cached_tokens: 600, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 150, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+};
+const OPENAI_KINDS: Usage = { promptTokens: 1_000, completionTokens: 400, cachedTokens: 600, reasoningTokens: 150 };
+
+let t: TestApp;
+let openai: FakeUpstream;
+let anthropic: FakeAnthropic;
+
+beforeAll(async () => {
+  openai = await startFakeUpstream({ usage: OPENAI_USAGE });
+  anthropic = await startFakeAnthropic();
+  t = await startApp({
+    overrides: {
+      tiers: {
+        free: { rpm: 10_000, tpm: 10_000_000, concurrency: 50, models: ['*'] },
+        marked: { rpm: 10_000, tpm: 10_000_000, concurrency: 50, models: ['*'], price_multiplier: 1.5 },
+      },
+      models: {
+        'gpt-like': { price: PRICE, deployments: [{ url: openai.url, model: 'gpt-x' }] },
+        // The same upstream under a name whose holds have learned nothing yet.
+        'gpt-fresh': { price: PRICE, deployments: [{ url: openai.url, model: 'gpt-x' }] },
+        claude: { price: PRICE, deployments: [{ kind: 'anthropic', url: anthropic.url, model: 'claude-x' }] },
+        'priced-echo': { backend: 'demo', kind: 'echo', price: { input: 1_000, output: 3_000 } },
+        'priced-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 0, price: { input: 1_000, output: 3_000 } },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await t.close();
+  await openai.close();
+  await anthropic.close();
+});
+
+async function onlyRecord(accountId: string) {
+  await t.flushUsage();
+  const records = await t.store.listUsage(accountId);
+  expect(records).toHaveLength(1);
+  return records[0]!;
+}
+
+describe('token kinds from an OpenAI upstream', () => {
+  it('charges cached input and reasoning at their own prices, whole and streamed, and says so in-band', async () => {
+    const expected = costMicros(PRICES, OPENAI_KINDS);
+    // 400 plain input at 3, 600 cached at 0.3, 250 output at 15, 150 reasoning at 20 (credits per million).
+    expect(expected).toBe(Math.ceil((400 * 3_000_000 + 600 * 300_000 + 250 * 15_000_000 + 150 * 20_000_000) / 1_000_000));
+    for (const stream of [false, true]) {
+      const { account, apiKey } = await t.createAccount({ credits: 10 });
+      const client = t.client(apiKey);
+      let told: number;
+      if (stream) {
+        const chunks = await client.chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+        const usages: unknown[] = [];
+        for await (const chunk of chunks) if (chunk.usage) usages.push(chunk.usage);
+        expect(usages).toHaveLength(1);
+        told = (usages[0] as { cost: number }).cost;
+      } else {
+        const completion = await client.chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }] });
+        expect(completion.usage).toMatchObject(OPENAI_USAGE);
+        told = (completion.usage as unknown as { cost: number }).cost;
+      }
+      expect(Math.round(told * 1_000_000)).toBe(expected);
+      const record = await onlyRecord(account.id);
+      expect(record).toMatchObject({ promptTokens: 1_000, completionTokens: 400, cachedTokens: 600, reasoningTokens: 150, cacheWriteTokens: 0, basis: 'reported', costMicros: expected, shortfallMicros: 0 });
+      expect(await t.store.balanceOf(account.id)).toBe(10_000_000 - expected);
+    }
+  });
+
+  it('a tier’s price multiplier scales every kind, rounded up once', async () => {
+    const { account, apiKey } = await t.createAccount({ credits: 10, tier: 'marked' });
+    const completion = await t.client(apiKey).chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }] });
+    const expected = costMicros(PRICES, OPENAI_KINDS, { tierPpm: 1_500_000, accountPpm: 1_000_000 });
+    expect(expected).toBe(Math.ceil((1.5 * (400 * 3_000_000 + 600 * 300_000 + 250 * 15_000_000 + 150 * 20_000_000)) / 1_000_000));
+    expect(Math.round((completion.usage as unknown as { cost: number }).cost * 1_000_000)).toBe(expected);
+    expect((await onlyRecord(account.id)).costMicros).toBe(expected);
+  });
+});
+
+describe('token kinds from an Anthropic upstream', () => {
+  const cache = { read: 1_000, written: 300, written1h: 100 };
+  // input_tokens (211) beside cache reads and writes: lmgate's prompt total holds all three.
+  const kinds: Usage = { promptTokens: 211 + 1_000 + 300, completionTokens: 37, cachedTokens: 1_000, cacheWriteTokens: 200, cacheWrite1hTokens: 100 };
+
+  it('charges cache reads and 5-minute and 1-hour writes each at its price, on chat completions', async () => {
+    anthropic.behave({ cache });
+    const { account, apiKey } = await t.createAccount({ credits: 10 });
+    const completion = await t.client(apiKey).chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.usage).toMatchObject({ prompt_tokens: 1_511, completion_tokens: 37, prompt_tokens_details: { cached_tokens: 1_000, cache_write_tokens: 300 } });
+    const record = await onlyRecord(account.id);
+    expect(record).toMatchObject({ promptTokens: 1_511, cachedTokens: 1_000, cacheWriteTokens: 200, cacheWrite1hTokens: 100, costMicros: costMicros(PRICES, kinds) });
+  });
+
+  it('on /v1/messages the client’s request reaches the upstream as it is, cache_control included, and the usage comes back in Anthropic’s terms', async () => {
+    const { account, apiKey } = await t.createAccount({ credits: 10 });
+    const client = new Anthropic({ apiKey, baseURL: t.origin, maxRetries: 0 });
+    for (const stream of [false, true]) {
+      anthropic.behave({ cache });
+      const request: Anthropic.MessageCreateParamsNonStreaming = {
+        model: 'claude',
+        max_tokens: 100,
+        system: [{ type: 'text', text: 'A long shared preamble.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
+      };
+      const message = stream ? await client.messages.stream(request).finalMessage() : await client.messages.create(request);
+      const sent = anthropic.requests.at(-1)!.body;
+      expect(sent.system).toEqual(request.system);
+      expect(sent.messages).toEqual(request.messages);
+      expect(sent.model).toBe('claude-x');
+      expect(message.usage).toMatchObject({ input_tokens: 211, cache_read_input_tokens: 1_000, cache_creation_input_tokens: 300, output_tokens: 37 });
+    }
+    await t.flushUsage();
+    const records = await t.store.listUsage(account.id);
+    expect(records).toHaveLength(2);
+    for (const record of records) expect(record).toMatchObject({ cachedTokens: 1_000, cacheWriteTokens: 200, cacheWrite1hTokens: 100, costMicros: costMicros(PRICES, kinds) });
+  });
+
+  it('a stop sequence met upstream is reported as one, whole and streamed', async () => {
+    anthropic.behave({ stopReason: 'stop_sequence', stopSequence: '###' });
+    const { apiKey } = await t.createAccount({ credits: 10 });
+    const client = new Anthropic({ apiKey, baseURL: t.origin, maxRetries: 0 });
+    const request = { model: 'claude', max_tokens: 100, stop_sequences: ['###'], messages: [{ role: 'user' as const, content: 'count' }] };
+    const whole = await client.messages.create(request);
+    expect(whole).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '###' });
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '###' });
+    anthropic.behave({});
+  });
+});
+
+describe('the demo models', () => {
+  it('n=3 with max_tokens=10 is charged for every choice, exactly', async () => {
+    const { account, apiKey } = await t.createAccount({ credits: 10 });
+    const completion = await t.client(apiKey).chat.completions.create({ model: 'priced-lorem', messages: [{ role: 'user', content: 'Tell me something.' }], n: 3, max_tokens: 10 });
+    expect(completion.choices).toHaveLength(3);
+    expect(completion.usage!.completion_tokens).toBe(30);
+    const prices = { ...PRICES, inputPerMTokMicros: 1_000_000_000, cachedInputPerMTokMicros: 1_000_000_000, cacheWritePerMTokMicros: 1_000_000_000, cacheWrite1hPerMTokMicros: 1_000_000_000, outputPerMTokMicros: 3_000_000_000, reasoningPerMTokMicros: 3_000_000_000 };
+    const expected = costMicros(prices, { promptTokens: completion.usage!.prompt_tokens, completionTokens: 30 });
+    expect(Math.round((completion.usage as unknown as { cost: number }).cost * 1_000_000)).toBe(expected);
+    const record = await onlyRecord(account.id);
+    expect(record.costMicros).toBe(expected);
+    // The hold covered all three choices.
+    expect(record.heldMicros).toBeGreaterThanOrEqual(expected);
+  });
+
+  it('a stop sequence met by a demo model is reported as one on /v1/messages', async () => {
+    const { apiKey } = await t.createAccount({ credits: 10 });
+    const client = new Anthropic({ apiKey, baseURL: t.origin, maxRetries: 0 });
+    const request = { model: 'priced-echo', max_tokens: 100, stop_sequences: ['STOP'], messages: [{ role: 'user' as const, content: 'one two STOP three' }] };
+    const whole = await client.messages.create(request);
+    expect(whole).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'STOP', content: [{ type: 'text', text: 'one two ' }] });
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'STOP' });
+    // Without one, the model ended its turn.
+    const plain = await client.messages.create({ ...request, stop_sequences: ['nowhere'] });
+    expect(plain).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+  });
+});
+
+describe('charging what was served', () => {
+  it('an upstream that reports far more than the hold is charged in full from the balance', async () => {
+    // 50,000 prompt tokens reported for a prompt lmgate counts at a handful.
+    const big = { prompt_tokens: 50_000, completion_tokens: 10, total_tokens: 50_010 };
+    openai.behave({ usage: big });
+    const { account, apiKey } = await t.createAccount({ credits: 10 });
+    const completion = await t.client(apiKey).chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 });
+    const expected = costMicros(PRICES, { promptTokens: 50_000, completionTokens: 10 });
+    expect(Math.round((completion.usage as unknown as { cost: number }).cost * 1_000_000)).toBe(expected);
+    const record = await onlyRecord(account.id);
+    expect(record.heldMicros).toBeLessThan(expected);
+    expect(record).toMatchObject({ costMicros: expected, shortfallMicros: 0 });
+    expect(await t.store.balanceOf(account.id)).toBe(10_000_000 - expected);
+    openai.behave({ usage: OPENAI_USAGE });
+  });
+
+  it('an account that cannot pay is charged its balance, to 0, and the record and /metrics say what was left unpaid', async () => {
+    const big = { prompt_tokens: 50_000, completion_tokens: 10, total_tokens: 50_010 };
+    openai.behave({ usage: big });
+    const { account, apiKey } = await t.createAccount({ credits: 0.1 });
+    const before = await metric('lmgate_charges_capped_total');
+    // gpt-like has learned how much this upstream counts, and would hold for it: 402.
+    await expect(t.client(apiKey).chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 })).rejects.toMatchObject({ status: 402 });
+    await t.client(apiKey).chat.completions.create({ model: 'gpt-fresh', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 });
+    const expected = costMicros(PRICES, { promptTokens: 50_000, completionTokens: 10 });
+    const record = await onlyRecord(account.id);
+    expect(record).toMatchObject({ costMicros: expected, shortfallMicros: expected - 100_000, outcome: 'completed' });
+    expect(await t.store.balanceOf(account.id)).toBe(0);
+    expect(await t.store.sumLedger(account.id)).toBe(0);
+    expect(await metric('lmgate_charges_capped_total')).toBe(before + 1);
+    openai.behave({ usage: OPENAI_USAGE });
+  });
+});
+
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${t.origin}/metrics`)).text();
+  const line = text.split('\n').find((each) => each.startsWith(`${name} `) || each.startsWith(`${name}{`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe('the catalogue', () => {
+  it('shows every price of a model, the defaults filled in', async () => {
+    const { apiKey } = await t.createAccount({ credits: 1 });
+    const listed = await jsonOf(await fetch(`${t.baseURL}/models/gpt-like`, { headers: { authorization: `Bearer ${apiKey}` } }));
+    expect(listed.pricing).toEqual({ ...PRICE, unit: 'credits per 1M tokens' });
+    const echo = await jsonOf(await fetch(`${t.baseURL}/models/priced-echo`, { headers: { authorization: `Bearer ${apiKey}` } }));
+    expect(echo.pricing).toEqual({ input: 1_000, cached_input: 1_000, cache_write: 1_000, cache_write_1h: 1_000, output: 3_000, reasoning: 3_000, unit: 'credits per 1M tokens' });
+  });
+});
