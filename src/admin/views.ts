@@ -13,6 +13,7 @@ export const AdminAccount = Type.Object({
   tier: Type.String(),
   role: Type.String({ description: 'customer | operator' }),
   subscription_status: Type.String(),
+  price_multiplier_ppm: Type.Integer({ description: "every price × this / 1,000,000 for the account, beside its tier's multiplier" }),
   created_at: Type.String(),
   balance_micros: Type.Integer(),
 });
@@ -71,6 +72,7 @@ export function adminAccountView(account: Account, balanceMicros: number): Admin
     tier: account.tier,
     role: account.role,
     subscription_status: account.subscriptionStatus,
+    price_multiplier_ppm: account.priceMultiplierPpm,
     created_at: account.createdAt,
     balance_micros: balanceMicros,
   };

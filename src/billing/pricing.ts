@@ -22,6 +22,15 @@ export interface PriceScale {
   accountPpm: number;
 }
 
+/** A multiplier as people write it (1.2, 0.9) in parts per million; RangeError past 6 decimals or outside (0, 1000]. */
+export function multiplierPpm(multiplier: number): number {
+  const ppm = Math.round(multiplier * 1_000_000);
+  if (!Number.isFinite(multiplier) || multiplier <= 0 || multiplier > 1_000 || Math.abs(multiplier * 1_000_000 - ppm) > 1e-6) {
+    throw new RangeError('a price multiplier is a number above 0 and at most 1000, with at most 6 decimal places');
+  }
+  return ppm;
+}
+
 export const UNSCALED: PriceScale = { tierPpm: UNIT_MULTIPLIER_PPM, accountPpm: UNIT_MULTIPLIER_PPM };
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000n;

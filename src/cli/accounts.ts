@@ -1,4 +1,5 @@
-// lmgate accounts create | list | show | suspend | reactivate | set-tier | set-role | set-password | reset-link
+// lmgate accounts create | list | show | suspend | reactivate | set-tier | set-price-multiplier | set-role | set-password | reset-link
+import { multiplierPpm } from '../billing/pricing.js';
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
 import { configuredOrigin, linkTo, RESET_PAGE_PATH } from '../dashboard/account-links.js';
@@ -52,6 +53,12 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value, cliActor())));
         return 0;
       }
+      case 'set-price-multiplier': {
+        const account = await requireAccount(store, ref);
+        const ppm = multiplierOf(value);
+        printRecord(io, args.json, accountView(await new Commands(store).setPriceMultiplier(account.id, ppm, cliActor())));
+        return 0;
+      }
       case 'set-role': {
         const account = await requireAccount(store, ref);
         if (value !== 'operator' && value !== 'customer') throw new CliError('accounts set-role needs an account and a role: operator or customer');
@@ -76,13 +83,23 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         return 0;
       }
       default:
-        throw new CliError('accounts: expected create, list, show, suspend, reactivate, set-tier, set-role, set-password or reset-link');
+        throw new CliError('accounts: expected create, list, show, suspend, reactivate, set-tier, set-price-multiplier, set-role, set-password or reset-link');
     }
   });
 }
 
 function assertTier(config: Config, tier: string): void {
   if (!(tier in config.tiers)) throw new CliError(`no tier "${tier}" (configured: ${Object.keys(config.tiers).join(', ')})`);
+}
+
+/** `1.2` for 20 % more than the configured prices, `0.9` for 10 % off. */
+function multiplierOf(value: string | undefined): number {
+  if (value === undefined || !/^\d+(\.\d+)?$/.test(value)) throw new CliError('accounts set-price-multiplier needs an account and a multiplier, e.g. 0.9 (10 % off) or 1.2 (20 % more)');
+  try {
+    return multiplierPpm(Number(value));
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
 }
 
 function accountView(account: Account): Record<string, unknown> {
@@ -92,6 +109,7 @@ function accountView(account: Account): Record<string, unknown> {
     name: account.name,
     status: account.status,
     tier: account.tier,
+    price_multiplier: account.priceMultiplierPpm / 1_000_000,
     role: account.role,
     subscription_status: account.subscriptionStatus,
     created_at: account.createdAt,

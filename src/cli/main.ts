@@ -23,7 +23,7 @@ const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
                                                sharing the port need shared mode (REDIS_URL)
   migrate                                      apply pending migrations and exit
   accounts create --email E [--tier T] [--name N] [--credits N]
-  accounts list | show A | suspend A | reactivate A | set-tier A T
+  accounts list | show A | suspend A | reactivate A | set-tier A T | set-price-multiplier A M
   accounts set-role A operator|customer        operators use the admin API and console
                                                with their dashboard session
   accounts set-password A                      the password from stdin, or asked for twice

@@ -141,6 +141,11 @@ export class Commands {
     return this.changeAccount(accountId, actor, 'account.set_tier', (tx) => tx.setAccountTier(accountId, tier), (a) => ({ tier: a.tier }));
   }
 
+  /** A discount or a markup for one account, in parts per million (1,000,000: the prices as configured). */
+  async setPriceMultiplier(accountId: string, ppm: number, actor: Actor): Promise<Account> {
+    return this.changeAccount(accountId, actor, 'account.set_price_multiplier', (tx) => tx.setAccountPriceMultiplier(accountId, ppm), (a) => ({ price_multiplier_ppm: String(a.priceMultiplierPpm) }));
+  }
+
   /** Operators may use the admin API and console with their dashboard session. */
   async setRole(accountId: string, role: AccountRole, actor: Actor): Promise<Account> {
     return this.changeAccount(accountId, actor, 'account.set_role', (tx) => tx.setAccountRole(accountId, role), (a) => ({ role: a.role }));

@@ -127,3 +127,16 @@ export function baseUrls(request: FastifyRequest, config: Config): string[] {
   if (config.server.api_host) urls.push(`https://${config.server.api_host}/v1`);
   return urls;
 }
+
+/**
+ * A usage record's parts priced apart and its provenance, as the dashboard shows them
+ * beside its totals: cache writes of both lifetimes together; basis and outcome null for a
+ * refusal, which reached no model.
+ */
+export const TokenKinds = {
+  cachedTokens: Type.Integer(),
+  cacheWriteTokens: Type.Integer(),
+  reasoningTokens: Type.Integer(),
+  basis: Type.Union([Type.Literal('reported'), Type.Literal('counted'), Type.Null()]),
+  outcome: Type.Union([Type.Literal('completed'), Type.Literal('client_gone'), Type.Literal('upstream_failed'), Type.Literal('drained'), Type.Null()]),
+};

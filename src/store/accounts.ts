@@ -64,7 +64,12 @@ export async function searchAccounts(db: Db, query: AccountQuery): Promise<Accou
 }
 
 /** In the caller's transaction. */
-export async function updateAccount(trx: Db, dialect: Dialect, accountId: string, changes: { status?: AccountStatus; tier?: string; role?: AccountRole }): Promise<Account> {
+export async function updateAccount(
+  trx: Db,
+  dialect: Dialect,
+  accountId: string,
+  changes: { status?: AccountStatus; tier?: string; role?: AccountRole; price_multiplier_ppm?: number },
+): Promise<Account> {
   const row = await trx
     .updateTable('accounts')
     .set({ ...changes, updated_at: now() })

@@ -29,6 +29,7 @@ export type AuditAction =
   | 'account.suspend'
   | 'account.reactivate'
   | 'account.set_tier'
+  | 'account.set_price_multiplier'
   | 'account.set_role'
   | 'account.set_password'
   | 'key.create'

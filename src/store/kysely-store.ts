@@ -116,6 +116,10 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { role }));
   }
 
+  setAccountPriceMultiplier(accountId: string, ppm: number): Promise<Account> {
+    return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { price_multiplier_ppm: ppm }));
+  }
+
   searchAccounts(query: AccountQuery): Promise<AccountPage> {
     return accounts.searchAccounts(this.db, query);
   }

@@ -1,5 +1,7 @@
 // The customer's request log as the Store port holds it: the requests refused before any
 // model, beside the usage records of those that reached one (request-log.ts reads both).
+import type { UsageBasis } from '../billing/usage.js';
+import type { UsageOutcome } from './store.js';
 /** An API request refused before any model (its account known), for the request log. */
 export interface RefusedRequest {
   id: string;
@@ -25,7 +27,16 @@ export interface RequestLogEntry {
   reason: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** Parts of the totals priced apart (0 for a refusal). */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** Where the counts came from, and how the answer ended; null for a refusal. */
+  basis: UsageBasis | null;
+  outcome: UsageOutcome | null;
   costMicros: number;
+  /** Of the cost, what the account could not pay. */
+  shortfallMicros: number;
   streamed: boolean;
   refused: boolean;
 }

@@ -5,6 +5,7 @@ import type { Selectable } from 'kysely';
 import { checkLimit, type Db } from './sql.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import type { RefusedRequestsTable, UsageRecordsTable } from './tables.js';
+import type { UsageOutcome } from './store.js';
 
 export async function recordRefusals(db: Db, refusals: readonly RefusedRequest[]): Promise<void> {
   if (refusals.length === 0) return;
@@ -73,10 +74,16 @@ function fromUsage(row: Selectable<UsageRecordsTable>): RequestLogEntry {
     model: row.model,
     status: row.status,
     reason: null,
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
+    promptTokens: Number(row.prompt_tokens),
+    completionTokens: Number(row.completion_tokens),
+    cachedTokens: Number(row.cached_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens) + Number(row.cache_write_1h_tokens),
+    reasoningTokens: Number(row.reasoning_tokens),
+    basis: row.basis === 'counted' ? 'counted' : 'reported',
+    outcome: row.outcome as UsageOutcome,
     costMicros: Number(row.cost_micros),
-    streamed: row.streamed === 1,
+    shortfallMicros: Number(row.shortfall_micros),
+    streamed: Number(row.streamed) === 1,
     refused: false,
   };
 }
@@ -92,7 +99,13 @@ function fromRefusal(row: Selectable<RefusedRequestsTable>): RequestLogEntry {
     reason: row.reason,
     promptTokens: 0,
     completionTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    basis: null,
+    outcome: null,
     costMicros: 0,
+    shortfallMicros: 0,
     streamed: false,
     refused: true,
   };

@@ -229,6 +229,8 @@ export interface Store extends AdminStore, RequestLogStore {
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
   setAccountTier(accountId: string, tier: string): Promise<Account>;
   setAccountRole(accountId: string, role: AccountRole): Promise<Account>;
+  /** Every price × ppm / 1,000,000 for the account, beside its tier's multiplier. */
+  setAccountPriceMultiplier(accountId: string, ppm: number): Promise<Account>;
   /** Oldest first, `limit` from `offset`, with their balances and the count of all that match. */
   searchAccounts(query: AccountQuery): Promise<AccountPage>;
 

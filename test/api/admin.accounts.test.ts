@@ -112,6 +112,8 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
 
     expect((await call('POST', `/accounts/${account.id}/tier`, { tier: 'gold' })).status).toBe(422);
     expect((await call('POST', `/accounts/${account.id}/tier`, { tier: 'pro' })).body.account.tier).toBe('pro');
+    expect((await call('POST', `/accounts/${account.id}/price-multiplier`, { price_multiplier_ppm: 0 })).status).toBe(422);
+    expect((await call('POST', `/accounts/${account.id}/price-multiplier`, { price_multiplier_ppm: 900_000 })).body.account.price_multiplier_ppm).toBe(900_000);
 
     const password = await call('POST', `/accounts/${account.id}/password`, {});
     expect(password.body.generated_password).toMatch(/^[A-Za-z0-9_-]{20}$/);

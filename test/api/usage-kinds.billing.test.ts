@@ -5,6 +5,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costMicros, type Prices } from '../../src/billing/pricing.js';
+import { Commands } from '../../src/commands/commands.js';
+import { Sessions } from '../../src/dashboard/sessions.js';
 import type { Usage } from '../../src/billing/usage.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -101,6 +103,30 @@ describe('token kinds from an OpenAI upstream', () => {
     expect(expected).toBe(Math.ceil((1.5 * (400 * 3_000_000 + 600 * 300_000 + 250 * 15_000_000 + 150 * 20_000_000)) / 1_000_000));
     expect(Math.round((completion.usage as unknown as { cost: number }).cost * 1_000_000)).toBe(expected);
     expect((await onlyRecord(account.id)).costMicros).toBe(expected);
+  });
+});
+
+describe('an account’s own price multiplier', () => {
+  it('scales its prices beside its tier’s, from its next request on', async () => {
+    const { account, apiKey } = await t.createAccount({ credits: 10, tier: 'marked' });
+    await new Commands(t.store).setPriceMultiplier(account.id, 800_000, { kind: 'cli', id: 'test' });
+    await t.syncChanges();
+    const completion = await t.client(apiKey).chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }] });
+    // × 1.5 for the tier and × 0.8 for the account: × 1.2.
+    const expected = costMicros(PRICES, OPENAI_KINDS, { tierPpm: 1_500_000, accountPpm: 800_000 });
+    expect(Math.round((completion.usage as unknown as { cost: number }).cost * 1_000_000)).toBe(expected);
+    expect((await onlyRecord(account.id)).costMicros).toBe(expected);
+    // The dashboard's Models page shows the prices this account pays.
+    const { token } = await new Sessions(t.store).start(account.id);
+    const models = await jsonOf(await fetch(`${t.origin}/api/dashboard/models`, { headers: { cookie: `lmgate_session=${token}` } }));
+    expect(models.models.find((model: { id: string }) => model.id === 'gpt-like').price).toEqual({
+      inputPerMillion: 3.6,
+      cachedInputPerMillion: 0.36,
+      cacheWritePerMillion: 4.5,
+      cacheWrite1hPerMillion: 7.2,
+      outputPerMillion: 18,
+      reasoningPerMillion: 24,
+    });
   });
 });
 

@@ -291,16 +291,21 @@ class Simulation {
       if (balance < 0) problems.push(`${account.id}: balance ${balance} < 0`);
       const usage = await store.listUsage(account.id, { limit: 100_000 });
       const ledger = await store.listLedger(account.id, { limit: 100_000 });
-      const charged = usage.reduce((sum, row) => sum + row.costMicros, 0);
+      // What was charged: each record's cost, less what the account could not pay.
+      const charged = usage.reduce((sum, row) => sum + row.costMicros - row.shortfallMicros, 0);
       if (balance !== account.credited - charged) problems.push(`${account.id}: balance ${balance} ≠ credited ${account.credited} − usage ${charged}`);
       const usageEntries = new Map(ledger.filter((entry) => entry.kind === 'usage').map((entry) => [entry.reference, entry]));
       for (const row of usage) {
         const asked = requested.get(row.requestId);
-        // The reservation was the prompt plus at most max_tokens of output, at the price.
         if (!asked) problems.push(`${account.id}: usage row ${row.id} of an unknown request ${row.requestId}`);
-        else if (row.costMicros > (row.promptTokens + asked.maxTokens) * PRICE_PER_TOKEN) problems.push(`${row.requestId}: charged ${row.costMicros}, above its reservation`);
+        else if (row.completionTokens > asked.maxTokens) problems.push(`${row.requestId}: ${row.completionTokens} output tokens, above its max_tokens ${asked.maxTokens}`);
+        // The charge is price × usage, or the balance reached 0 and the shortfall is recorded.
+        if (row.costMicros !== (row.promptTokens + row.completionTokens) * PRICE_PER_TOKEN) problems.push(`${row.requestId}: cost ${row.costMicros} ≠ price × its usage`);
+        if (row.shortfallMicros < 0 || row.shortfallMicros > row.costMicros) problems.push(`${row.requestId}: shortfall ${row.shortfallMicros} outside its cost`);
         const entry = usageEntries.get(row.id);
-        if (row.costMicros > 0 && entry?.amountMicros !== -row.costMicros) problems.push(`${row.id}: cost ${row.costMicros}, ledger entry ${entry?.amountMicros}`);
+        const paid = row.costMicros - row.shortfallMicros;
+        if (row.costMicros > 0 && entry?.amountMicros !== (paid === 0 ? 0 : -paid)) problems.push(`${row.id}: charged ${paid}, ledger entry ${entry?.amountMicros}`);
+        if (row.shortfallMicros > 0 && !entry?.reason?.includes('capped at the balance left')) problems.push(`${row.id}: a shortfall whose ledger entry does not say so`);
         usageEntries.delete(row.id);
       }
       if (usageEntries.size > 0) problems.push(`${account.id}: ${usageEntries.size} usage ledger entries without a usage row`);

@@ -184,6 +184,17 @@ describe('the lmgate CLI on SQLite', () => {
     expect(missing.code).toBe(1);
   });
 
+  it('sets an account’s price multiplier as a decimal, kept as parts per million, and refuses what is not one', async () => {
+    const created = await runJson<{ id: string }>('accounts', 'create', '--email', 'fay@example.com');
+    expect(await runJson('accounts', 'set-price-multiplier', created.id, '0.85')).toMatchObject({ price_multiplier: 0.85 });
+    expect((await (await serverStore()).findAccount(created.id))?.priceMultiplierPpm).toBe(850_000);
+    for (const bad of ['0', '-1', 'cheap', '1.0000001', '5000']) {
+      const refused = await run('accounts', 'set-price-multiplier', created.id, bad);
+      expect(refused.code, bad).toBe(1);
+    }
+    expect((await (await serverStore()).findAccount(created.id))?.priceMultiplierPpm).toBe(850_000);
+  });
+
   it('creates a key that prints its secret exactly once and authenticates against the same store', async () => {
     const account = await runJson<{ id: string }>('accounts', 'create', '--email', 'frank@example.com');
     const result = await run('keys', 'create', 'frank@example.com', '--name', 'ci');

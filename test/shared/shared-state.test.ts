@@ -77,6 +77,31 @@ async function flushAll(): Promise<void> {
 }
 
 describe('credits across instances', () => {
+  it('charge a cost above the hold in full from what is available, never another request’s hold, and cut only at 0', async () => {
+    const accountId = await newAccount(1_000);
+    const [one, two] = [states[0]!, states[1]!];
+    const other = await two.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 300, takeRequest: true });
+    const first = await one.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 100, takeRequest: true });
+    await one.settle(first, tier(), 10, record(accountId, 500));
+    expect(await one.snapshot(accountId)).toEqual({ balanceMicros: 500, reservedMicros: 300 });
+    // 500 left, 300 of it held by the other request: a cost of 400 is charged 200.
+    const last = await one.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 100, takeRequest: true });
+    const unpaid = record(accountId, 400);
+    await one.settle(last, tier(), 10, unpaid);
+    await two.settle(other, tier(), 10, record(accountId, 300));
+    await flushAll();
+    const store = stores[0]!;
+    expect(await store.balanceOf(accountId)).toBe(0);
+    expect(await store.sumLedger(accountId)).toBe(0);
+    const usage = await store.listUsage(accountId);
+    expect(usage.map((row) => [row.costMicros, row.shortfallMicros]).sort((a, b) => a[0]! - b[0]!)).toEqual([
+      [300, 0],
+      [400, 200],
+      [500, 0],
+    ]);
+    for (const state of states) expect(await state.snapshot(accountId)).toEqual({ balanceMicros: 0, reservedMicros: 0 });
+  });
+
   it('never reserve more than the balance together: 2,000 concurrent spends over 4 instances', async () => {
     const cost = 1_000;
     const accountId = await newAccount(200 * cost + 500); // about a tenth of the spends

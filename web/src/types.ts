@@ -88,6 +88,16 @@ export interface RequestLogEntry {
   reason: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** Parts of the totals priced apart: cached input, cache writes, reasoning. */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** The upstream's counts, or lmgate's (it reported none); null for a refusal. */
+  basis: 'reported' | 'counted' | null;
+  /** How the answer ended; null for a refusal. */
+  outcome: UsageOutcome | null;
+  /** Of the cost, what the account could not pay (its balance ran out). */
+  shortfallMicros: number;
   costMicros: number;
   streamed: boolean;
   refused: boolean;
@@ -129,12 +139,24 @@ export interface UsageRecord {
   keyName: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** Parts of the totals priced apart: cached input, cache writes, reasoning. */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** The upstream's counts, or lmgate's (it reported none); null for a refusal. */
+  basis: 'reported' | 'counted' | null;
+  /** How the answer ended; null for a refusal. */
+  outcome: UsageOutcome | null;
+  /** Of the cost, what the account could not pay (its balance ran out). */
+  shortfallMicros: number;
   costMicros: number;
   latencyMs: number;
   status: number;
   streamed: boolean;
   finishReason: string | null;
 }
+
+export type UsageOutcome = 'completed' | 'client_gone' | 'upstream_failed' | 'drained';
 
 export interface Usage {
   from: string;
@@ -154,7 +176,15 @@ export interface Model {
   /** Which of chat, responses, completions and embeddings it serves. */
   endpoints: string[];
   /** Credits per million tokens. */
-  price: { inputPerMillion: number; outputPerMillion: number };
+  /** Credits per million tokens of each kind, as this account pays them. */
+  price: {
+    inputPerMillion: number;
+    cachedInputPerMillion: number;
+    cacheWritePerMillion: number;
+    cacheWrite1hPerMillion: number;
+    outputPerMillion: number;
+    reasoningPerMillion: number;
+  };
 }
 
 export interface Plans {

@@ -30,6 +30,9 @@ const AccountDetail = Type.Object({
   available_micros: Type.Integer(),
 });
 const TierBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
+const PriceMultiplierBody = Type.Object({
+  price_multiplier_ppm: Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: '1,000,000: the prices as configured; 900,000: 10 % off; 1,200,000: 20 % more' }),
+});
 const PasswordBody = Type.Object({
   password: Type.Optional(Type.String({ minLength: 10, maxLength: 200, description: 'omit to have one generated' })),
 });
@@ -92,6 +95,19 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       const account = await requireAccount(store, request.params.id);
       assertTier(request.body.tier);
       const updated = await commands.setTier(account.id, request.body.tier, callerOf(request).actor);
+      return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
+    },
+  );
+
+  admin.post(
+    '/accounts/:id/price-multiplier',
+    {
+      config: { adminScope: 'accounts' },
+      schema: { tags, summary: "Set an account's price multiplier (a discount or a markup on every price)", params: AccountParams, body: PriceMultiplierBody, response: { 200: OneAccount } },
+    },
+    async (request) => {
+      const account = await requireAccount(store, request.params.id);
+      const updated = await commands.setPriceMultiplier(account.id, request.body.price_multiplier_ppm, callerOf(request).actor);
       return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
     },
   );

@@ -69,6 +69,7 @@ const Catalog = Type.Object({
       subscription: Type.Boolean(),
       price_month: Type.Number(),
       credits_month_micros: Type.Integer(),
+      price_multiplier_ppm: Type.Integer({ description: 'every price × this / 1,000,000 for the tier' }),
     }),
   ),
   models: Type.Array(
@@ -78,7 +79,11 @@ const Catalog = Type.Object({
       context: Type.Integer(),
       max_output: Type.Integer(),
       input_per_mtok_micros: Type.Integer(),
+      cached_input_per_mtok_micros: Type.Integer(),
+      cache_write_per_mtok_micros: Type.Integer(),
+      cache_write_1h_per_mtok_micros: Type.Integer(),
       output_per_mtok_micros: Type.Integer(),
+      reasoning_per_mtok_micros: Type.Integer(),
       endpoints: Type.Array(Type.String(), { description: 'which of chat, responses, completions and embeddings it serves' }),
       tiers: Type.Array(Type.String()),
     }),
@@ -132,6 +137,7 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
       subscription: tier.config.subscription,
       price_month: tier.config.price_month,
       credits_month_micros: creditsToMicros(tier.config.credits_month),
+      price_multiplier_ppm: tier.multiplierPpm,
     })),
     models: catalog.list().map((model) => ({
       id: model.id,
@@ -139,7 +145,11 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
       context: model.contextTokens,
       max_output: model.maxOutputTokens,
       input_per_mtok_micros: model.inputPerMTokMicros,
+      cached_input_per_mtok_micros: model.cachedInputPerMTokMicros,
+      cache_write_per_mtok_micros: model.cacheWritePerMTokMicros,
+      cache_write_1h_per_mtok_micros: model.cacheWrite1hPerMTokMicros,
       output_per_mtok_micros: model.outputPerMTokMicros,
+      reasoning_per_mtok_micros: model.reasoningPerMTokMicros,
       endpoints: [...model.endpoints],
       tiers: tiers
         .list()

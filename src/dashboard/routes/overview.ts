@@ -1,6 +1,7 @@
 // The account at a glance, and the models its tier may use.
 import { Type } from '@sinclair/typebox';
 import { MICROS_PER_CREDIT } from '../../billing/money.js';
+import { UNIT_MULTIPLIER_PPM } from '../../billing/pricing.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { AccountView, PlanView, accountView, baseUrls, planView } from '../views.js';
@@ -22,8 +23,15 @@ const Models = Type.Object({
       maxOutput: Type.Integer(),
       /** Which of chat, responses, completions and embeddings it serves. */
       endpoints: Type.Array(Type.String()),
-      // credits per million tokens
-      price: Type.Object({ inputPerMillion: Type.Number(), outputPerMillion: Type.Number() }),
+      /** Credits per million tokens of each kind, as this account pays them (its tier's and its own multipliers applied). */
+      price: Type.Object({
+        inputPerMillion: Type.Number(),
+        cachedInputPerMillion: Type.Number(),
+        cacheWritePerMillion: Type.Number(),
+        cacheWrite1hPerMillion: Type.Number(),
+        outputPerMillion: Type.Number(),
+        reasoningPerMillion: Type.Number(),
+      }),
     }),
   ),
 });
@@ -40,7 +48,11 @@ export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardSer
   });
 
   dashboard.get('/models', { schema: { response: { 200: Models } } }, async (request) => {
-    const tier = tiers.of(signedIn(request).account);
+    const { account } = signedIn(request);
+    const tier = tiers.of(account);
+    // For people: the unit price scaled, as a decimal (a charge is computed exactly, in pricing.ts).
+    const scale = (tier.multiplierPpm / UNIT_MULTIPLIER_PPM) * (account.priceMultiplierPpm / UNIT_MULTIPLIER_PPM);
+    const perMillion = (micros: number): number => Math.round((micros * scale) / MICROS_PER_CREDIT * 1e6) / 1e6;
     return {
       models: catalog
         .list()
@@ -52,7 +64,14 @@ export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardSer
           context: model.contextTokens,
           maxOutput: model.maxOutputTokens,
           endpoints: [...model.endpoints],
-          price: { inputPerMillion: model.inputPerMTokMicros / MICROS_PER_CREDIT, outputPerMillion: model.outputPerMTokMicros / MICROS_PER_CREDIT },
+          price: {
+            inputPerMillion: perMillion(model.inputPerMTokMicros),
+            cachedInputPerMillion: perMillion(model.cachedInputPerMTokMicros),
+            cacheWritePerMillion: perMillion(model.cacheWritePerMTokMicros),
+            cacheWrite1hPerMillion: perMillion(model.cacheWrite1hPerMTokMicros),
+            outputPerMillion: perMillion(model.outputPerMTokMicros),
+            reasoningPerMillion: perMillion(model.reasoningPerMTokMicros),
+          },
         })),
     };
   });

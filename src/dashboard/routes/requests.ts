@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import { TokenKinds } from '../views.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -29,7 +30,9 @@ const RequestLog = Type.Object({
       reason: Nullable(Type.String()),
       promptTokens: Type.Integer(),
       completionTokens: Type.Integer(),
+      ...TokenKinds,
       costMicros: Type.Integer(),
+      shortfallMicros: Type.Integer(),
       streamed: Type.Boolean(),
       refused: Type.Boolean(),
     }),

@@ -6,11 +6,14 @@ import { formatCredits } from '../../billing/money.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import { TokenKinds } from '../views.js';
 import { DayRangeQuery, dayTimeRange, parseDayRange } from '../usage-range.js';
 
 const RECENT_LIMIT = 100;
+// New columns go at the end, so a script that reads the first ones by position keeps working.
 const CSV_HEADER =
-  'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason';
+  'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason,' +
+  'cached_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,basis,outcome,unpaid_credits';
 
 const Totals = {
   requests: Type.Integer(),
@@ -34,7 +37,9 @@ const Usage = Type.Object({
       keyName: Type.String(),
       promptTokens: Type.Integer(),
       completionTokens: Type.Integer(),
+      ...TokenKinds,
       costMicros: Type.Integer(),
+      shortfallMicros: Type.Integer(),
       latencyMs: Type.Integer(),
       status: Type.Integer(),
       streamed: Type.Boolean(),
@@ -78,7 +83,13 @@ export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServic
         keyName: names.get(record.keyId) ?? '',
         promptTokens: record.promptTokens,
         completionTokens: record.completionTokens,
+        cachedTokens: record.cachedTokens,
+        cacheWriteTokens: record.cacheWriteTokens + record.cacheWrite1hTokens,
+        reasoningTokens: record.reasoningTokens,
+        basis: record.basis,
+        outcome: record.outcome,
         costMicros: record.costMicros,
+        shortfallMicros: record.shortfallMicros,
         latencyMs: record.latencyMs,
         status: record.status,
         streamed: record.streamed,
@@ -134,6 +145,13 @@ function csvRow(record: UsageRecord, keyName: string): string {
     record.status,
     record.streamed,
     csvText(record.finishReason ?? ''),
+    record.cachedTokens,
+    record.cacheWriteTokens,
+    record.cacheWrite1hTokens,
+    record.reasoningTokens,
+    record.basis,
+    record.outcome,
+    formatCredits(record.shortfallMicros),
   ].join(',');
 }
 

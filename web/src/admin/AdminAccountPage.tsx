@@ -10,14 +10,20 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDate, formatDateTime, formatLedgerKind, formatNumber, formatPlanName } from '../format';
+import { formatCredits, formatDate, formatDateTime, formatLedgerKind, formatMultiplier, formatNumber, formatPlanName } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
 import { creditsInputToMicros } from '../credit-input';
 import { DayCharts } from './DayCharts';
 
-type Action = { kind: 'none' } | { kind: 'credits'; mode: 'grant' | 'adjust' } | { kind: 'status' } | { kind: 'tier' } | { kind: 'revoke'; key: AdminKey };
+type Action =
+  | { kind: 'none' }
+  | { kind: 'credits'; mode: 'grant' | 'adjust' }
+  | { kind: 'status' }
+  | { kind: 'tier' }
+  | { kind: 'prices' }
+  | { kind: 'revoke'; key: AdminKey };
 
 export function AdminAccountPage() {
   const { id = '' } = useParams();
@@ -62,6 +68,9 @@ export function AdminAccountPage() {
             <button type="button" className="button" onClick={() => setAction({ kind: 'tier' })}>
               Change tier
             </button>
+            <button type="button" className="button" onClick={() => setAction({ kind: 'prices' })}>
+              Prices
+            </button>
             <button type="button" className={`button ${suspended ? 'primary' : 'danger-outline'}`} onClick={() => setAction({ kind: 'status' })}>
               {suspended ? 'Reactivate' : 'Suspend'}
             </button>
@@ -83,6 +92,12 @@ export function AdminAccountPage() {
         <div className="card stat">
           <p className="stat-label">Tier</p>
           <p className="stat-value">{formatPlanName(account.tier)}</p>
+        </div>
+        <div className="card stat">
+          <p className="stat-label">Prices</p>
+          <p className="stat-value" data-testid="price-multiplier">
+            {formatMultiplier(account.price_multiplier_ppm)}
+          </p>
         </div>
         <div className="card stat">
           <p className="stat-label">Status</p>
@@ -211,6 +226,11 @@ export function AdminAccountPage() {
           </ConfirmAction>
         ) : null}
       </Dialog>
+      <Dialog open={action.kind === 'prices'} title="Price multiplier" onClose={close}>
+        {action.kind === 'prices' ? (
+          <MultiplierForm current={account.price_multiplier_ppm} path={`${base}/price-multiplier`} onCancel={close} onDone={(ppm) => done(`This account now pays ${formatMultiplier(ppm)} the prices.`)} />
+        ) : null}
+      </Dialog>
       <Dialog open={action.kind === 'tier'} title="Change tier" onClose={close}>
         {action.kind === 'tier' ? <TierForm current={account.tier} path={`${base}/tier`} onCancel={close} onDone={(tier) => done(`The tier is now ${formatPlanName(tier)}.`)} /> : null}
       </Dialog>
@@ -282,6 +302,34 @@ function CreditsForm({ mode, email, path, onDone, onCancel }: { mode: 'grant' | 
         </button>
       </div>
     </form>
+  );
+}
+
+/** A discount or a markup on every price for this account, beside its tier's: 0.9 is 10 % off, 1.2 is 20 % more. */
+function MultiplierForm({ current, path, onDone, onCancel }: { current: number; path: string; onDone(ppm: number): void; onCancel(): void }) {
+  const [text, setText] = useState(String(current / 1_000_000));
+  const ppm = /^\d+(\.\d{1,6})?$/.test(text.trim()) ? Math.round(Number(text.trim()) * 1_000_000) : null;
+  const valid = ppm !== null && ppm >= 1 && ppm <= 1_000_000_000;
+  return (
+    <ConfirmAction
+      label={valid ? `Set ${formatMultiplier(ppm)}` : 'Set'}
+      busyLabel="Saving…"
+      tone="primary"
+      disabled={!valid}
+      onCancel={onCancel}
+      action={async () => {
+        await api(path, { method: 'POST', body: { price_multiplier_ppm: ppm } });
+        onDone(ppm!);
+      }}
+    >
+      <div className="field">
+        <label htmlFor="multiplier-input">Multiplier</label>
+        <input id="multiplier-input" inputMode="decimal" value={text} onChange={(e) => setText(e.target.value)} aria-describedby="multiplier-help" />
+        <p id="multiplier-help" className="field-help muted">
+          Every price × this for this account, beside its tier&apos;s: 1 is the configured prices, 0.9 is 10 % off, 1.2 is 20 % more.
+        </p>
+      </div>
+    </ConfirmAction>
   );
 }
 

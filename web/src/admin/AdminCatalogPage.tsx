@@ -1,7 +1,8 @@
 // Models and tiers as configured (read only): prices in credits per million tokens, limits.
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatNumber, formatPlanName, formatPrice } from '../format';
+import { InputPriceKinds, OutputPriceKinds } from '../components/PriceKinds';
+import { formatCredits, formatMultiplier, formatNumber, formatPlanName, formatPrice } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type Catalog } from './admin-api';
@@ -27,6 +28,7 @@ export function AdminCatalogPage() {
               <th scope="col" className="num">Concurrent</th>
               <th scope="col">Models</th>
               <th scope="col">Subscription</th>
+              <th scope="col" className="num">Prices</th>
             </tr>
           </thead>
           <tbody>
@@ -42,6 +44,7 @@ export function AdminCatalogPage() {
                   <code>{tier.models.join(', ')}</code>
                 </td>
                 <td data-label="Subscription">{tier.subscription ? `${formatPrice(tier.price_month, currency)} a month, ${formatCredits(tier.credits_month_micros)} credits` : 'None'}</td>
+                <td data-label="Prices" className="num">{formatMultiplier(tier.price_multiplier_ppm)}</td>
               </tr>
             ))}
           </tbody>
@@ -67,10 +70,26 @@ export function AdminCatalogPage() {
                 <th scope="row" data-label="Model">
                   <code>{model.id}</code>
                 </th>
-                <td data-label="Input / 1M tokens" className="num">{formatCredits(model.input_per_mtok_micros)}</td>
+                <td data-label="Input / 1M tokens" className="num">
+                  {formatCredits(model.input_per_mtok_micros)}
+                  <InputPriceKinds
+                    input={model.input_per_mtok_micros}
+                    cachedInput={model.cached_input_per_mtok_micros}
+                    cacheWrite={model.cache_write_per_mtok_micros}
+                    cacheWrite1h={model.cache_write_1h_per_mtok_micros}
+                    format={formatCredits}
+                  />
+                </td>
                 <td data-label="Output / 1M tokens" className="num">
                   {/* An embedding model writes no tokens. */}
-                  {model.endpoints.some((endpoint) => endpoint !== 'embeddings') ? formatCredits(model.output_per_mtok_micros) : <span className="muted">—</span>}
+                  {model.endpoints.some((endpoint) => endpoint !== 'embeddings') ? (
+                    <>
+                      {formatCredits(model.output_per_mtok_micros)}
+                      <OutputPriceKinds output={model.output_per_mtok_micros} reasoning={model.reasoning_per_mtok_micros} format={formatCredits} />
+                    </>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
                 </td>
                 <td data-label="Context" className="num">{formatNumber(model.context)}</td>
                 <td data-label="Tiers">{model.tiers.map(formatPlanName).join(', ') || 'None'}</td>

@@ -15,6 +15,8 @@ export interface AdminAccount {
   tier: string;
   role: string;
   subscription_status: string;
+  /** Every price × this / 1,000,000 for the account. */
+  price_multiplier_ppm: number;
   created_at: string;
   balance_micros: number;
 }
@@ -117,6 +119,7 @@ export interface Catalog {
     subscription: boolean;
     price_month: number;
     credits_month_micros: number;
+    price_multiplier_ppm: number;
   }[];
   models: {
     id: string;
@@ -124,7 +127,11 @@ export interface Catalog {
     context: number;
     max_output: number;
     input_per_mtok_micros: number;
+    cached_input_per_mtok_micros: number;
+    cache_write_per_mtok_micros: number;
+    cache_write_1h_per_mtok_micros: number;
     output_per_mtok_micros: number;
+    reasoning_per_mtok_micros: number;
     endpoints: string[];
     tiers: string[];
   }[];

@@ -10,6 +10,7 @@ export function ConfirmAction({
   tone,
   action,
   onCancel,
+  disabled = false,
 }: {
   children: ReactNode;
   label: string;
@@ -18,6 +19,8 @@ export function ConfirmAction({
   /** Runs the change; a rejection's message is shown and the dialog stays open. */
   action(): Promise<void>;
   onCancel(): void;
+  /** The input is not valid yet: nothing to confirm. */
+  disabled?: boolean;
 }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -41,7 +44,7 @@ export function ConfirmAction({
         <button type="button" className="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" className={`button ${tone}`} disabled={busy} onClick={() => void run()}>
+        <button type="button" className={`button ${tone}`} disabled={busy || disabled} onClick={() => void run()}>
           {busy ? busyLabel : label}
         </button>
       </div>

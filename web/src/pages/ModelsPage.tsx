@@ -1,5 +1,6 @@
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
+import { InputPriceKinds, OutputPriceKinds } from '../components/PriceKinds';
 import { formatCreditsValue, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import type { Model } from '../types';
@@ -50,9 +51,17 @@ export function ModelsPage() {
                     </th>
                     <td data-label="Input / 1M tokens" className="num">
                       {formatCreditsValue(model.price.inputPerMillion)}
+                      <InputPriceKinds
+                        input={model.price.inputPerMillion}
+                        cachedInput={model.price.cachedInputPerMillion}
+                        cacheWrite={model.price.cacheWritePerMillion}
+                        cacheWrite1h={model.price.cacheWrite1hPerMillion}
+                        format={formatCreditsValue}
+                      />
                     </td>
                     <td data-label="Output / 1M tokens" className="num">
                       {writes ? formatCreditsValue(model.price.outputPerMillion) : <span className="muted">—</span>}
+                      {writes ? <OutputPriceKinds output={model.price.outputPerMillion} reasoning={model.price.reasoningPerMillion} format={formatCreditsValue} /> : null}
                     </td>
                     <td data-label="Context" className="num">
                       {formatNumber(model.context)} tokens

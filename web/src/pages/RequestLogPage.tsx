@@ -6,6 +6,7 @@ import { useSearchParams } from 'react-router';
 import { api } from '../api';
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
+import { TokenDetails } from '../components/TokenDetails';
 import { creditsColumn, formatDateTime, formatNumber, formatRefusalReason } from '../format';
 import { usePageTitle } from '../page-title';
 import type { ApiKey, RequestLog, RequestLogEntry } from '../types';
@@ -116,6 +117,7 @@ export function RequestLogPage() {
                   </td>
                   <td data-label="Tokens in / out" className="num">
                     {entry.refused ? '—' : `${formatNumber(entry.promptTokens)} / ${formatNumber(entry.completionTokens)}`}
+                    {entry.refused ? null : <TokenDetails {...entry} />}
                   </td>
                   <td data-label="Cost" className="num">
                     {entry.refused ? '—' : cost(entry.costMicros)}

@@ -5,6 +5,7 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { UsageBreakdown, UsageCharts } from '../components/UsageCharts';
+import { TokenDetails } from '../components/TokenDetails';
 import { creditsColumn, formatCredits, formatDateTime, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import type { Usage, UsageRecord } from '../types';
@@ -178,6 +179,7 @@ function RecentRequests({ records, days }: { records: UsageRecord[]; days: numbe
                 </td>
                 <td data-label="Completion" className="num">
                   {formatNumber(record.completionTokens)}
+                  <TokenDetails {...record} />
                 </td>
                 <td data-label="Credits" className="num">
                   {credits(record.costMicros)}
