@@ -244,6 +244,25 @@ describe('in front of llama-server', () => {
     expect(Math.abs(counted.input_tokens - record!.promptTokens) / record!.promptTokens).toBeLessThanOrEqual(0.02);
   });
 
+  it('a prompt longer than the server’s context comes back as its 400, with its type and figures, and nothing charged', async () => {
+    const { account, apiKey } = await t.createAccount({ credits: 1_000 });
+    const openai = new OpenAI({ baseURL: t.baseURL, apiKey, maxRetries: 0 });
+    // About 700 of lmgate's tokens: within the model's 2,048 as lmgate counts, far beyond the slot as the server does.
+    const err = await openai.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'counting every token '.repeat(230) }], max_tokens: 4 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    const { status, error } = err as InstanceType<typeof OpenAI.APIError> & { error: Record<string, unknown> };
+    expect(status).toBe(400);
+    expect(error).toMatchObject({ code: 400, type: 'exceed_context_size_error', n_ctx: 2048, upstream: { status: 400, type: 'exceed_context_size_error', n_ctx: 2048 } });
+    expect(error.n_prompt_tokens).toBeGreaterThan(2048);
+    expect(error.message).toMatch(/exceeds the available context size/);
+    await t.flushUsage();
+    expect((await t.store.listUsage(account.id)).every((record) => record.costMicros === 0)).toBe(true);
+    expect(await t.store.balanceOf(account.id)).toBe(1_000_000_000);
+  });
+
   it('ten 500s the request itself caused leave the model answering everyone else', async () => {
     const { apiKey } = await t.createAccount({ credits: 1_000 });
     // The openai client retries a 5xx twice: thirty attempts of one body in all.

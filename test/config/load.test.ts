@@ -86,7 +86,7 @@ describe('loadConfig files', () => {
     expect(config.server.allow_plain_http).toBe(true);
     expect(config.default_tier).toBe('team');
     expect(Object.keys(config.tiers)).toEqual(['team']);
-    expect(config.tiers.team).toEqual({ rpm: 100, tpm: 50000, concurrency: 8, models: ['*'], subscription: false, price_month: 0, credits_month: 0 });
+    expect(config.tiers.team).toEqual({ rpm: 100, tpm: 50000, concurrency: 8, models: ['*'], subscription: false, price_month: 0, credits_month: 0, price_multiplier: 1 });
     expect(config.models['demo-fast']).toMatchObject({ kind: 'echo', price: { input: 0.5, output: 1.5 }, tokens_per_sec: 80 });
   });
 
@@ -211,6 +211,32 @@ describe('loadConfig errors', () => {
         expect.stringMatching(/^models\.typo\.deployments\.0\.responses: .*"chat".*"native"/),
       ]),
     );
+  });
+
+  it('takes completions: native only on every OpenAI deployment of a model', () => {
+    const url = 'http://127.0.0.1:9/v1';
+    write('lmgate.yaml', `models:\n  n: { deployments: [{ url: "${url}", model: m, completions: native, count_tokens: native }] }\n`);
+    const deployment = (loadConfig({ env: {}, cwd: dir }).models.n as UpstreamModelConfig).deployments[0]!;
+    expect([deployment.completions, deployment.count_tokens]).toEqual(['native', 'native']);
+    write(
+      'lmgate.yaml',
+      `models:\n  a: { deployments: [{ kind: anthropic, url: "${url}", model: claude, completions: native }] }\n  mixed: { deployments: [{ url: "${url}", model: m, completions: native }, { url: "${url}", model: m }] }\n`,
+    );
+    expect(configError(() => loadConfig({ env: {}, cwd: dir })).problems).toEqual(
+      expect.arrayContaining([
+        "models.a.deployments.0.completions: native needs a deployment of kind openai: Anthropic's API has no /completions",
+        'models.mixed.deployments: set completions: native on every deployment of the model or on none: /v1/completions is passed through or translated to chat for the whole model',
+      ]),
+    );
+  });
+
+  it('fills a price’s other kinds from input and output, and takes a tier’s multiplier with at most 6 decimals', () => {
+    write('lmgate.yaml', 'tiers:\n  t: { rpm: 1, tpm: 1, concurrency: 1, models: ["*"], price_multiplier: 1.25 }\ndefault_tier: t\nmodels:\n  m: { backend: demo, kind: echo, price: { input: 2, output: 8, cache_write: 2.5 } }\n');
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(config.models.m!.price).toEqual({ input: 2, cached_input: 2, cache_write: 2.5, cache_write_1h: 2.5, output: 8, reasoning: 8 });
+    expect(config.tiers.t!.price_multiplier).toBe(1.25);
+    write('lmgate.yaml', 'tiers:\n  t: { rpm: 1, tpm: 1, concurrency: 1, models: ["*"], price_multiplier: 1.0000001 }\ndefault_tier: t\n');
+    expect(configError(() => loadConfig({ env: {}, cwd: dir })).problems).toEqual([expect.stringMatching(/^tiers\.t\.price_multiplier: at most 6 decimal places/)]);
   });
 
   it('names an unknown key and where it is', () => {
