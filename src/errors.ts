@@ -223,9 +223,12 @@ export class UpstreamTimeoutError extends LmgateError {
 export class UpstreamRejectedError extends LmgateError {
   readonly code = 'upstream_rejected';
 
-  /** The upstream's own status is relayed as it is. */
-  constructor(readonly upstream: UpstreamErrorReport) {
-    super(`upstream rejected the request: ${upstream.status} ${upstream.message}`);
+  /** The upstream's own status is relayed as it is; `where` (the deployment) only reaches the log. */
+  constructor(
+    readonly upstream: UpstreamErrorReport,
+    where = 'upstream',
+  ) {
+    super(`${where} rejected the request: ${upstream.status} ${upstream.message}`);
   }
 }
 

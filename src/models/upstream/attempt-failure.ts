@@ -17,7 +17,10 @@ export function finalError(failures: readonly AttemptFailure[]): LmgateError {
   const last = failures.at(-1);
   if (last === undefined) return new NoBackendAvailableError('every deployment is cooling down or at its concurrency limit');
   const cause = failures.length === 1 ? last : new AggregateError(failures, 'every deployment failed');
-  const summary = `${failures.length === 1 ? 'the deployment' : `all ${failures.length} deployments`} failed; last: ${last.detail}`;
+  // For the log (the client sees the error table's words), with what the upstream said;
+  // the causes name the deployments.
+  const said = last.upstream === undefined ? '' : `: ${last.upstream.status} ${last.upstream.message}`;
+  const summary = `${failures.length === 1 ? 'the deployment' : `all ${failures.length} deployments`} failed; last: ${last.detail}${said}`;
   const failed = failures.filter((failure) => failure.kind === 'bad_answer' || failure.kind === 'server_error');
   // The last deployment that said why tells the client.
   if (failed.length > 0) return new BadUpstreamError(summary, { cause }, failed.findLast((failure) => failure.upstream)?.upstream);

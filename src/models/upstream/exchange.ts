@@ -183,7 +183,9 @@ export abstract class Exchange<T, C extends UpstreamCall = BackendCall> implemen
     // problem, and the upstream's message may quote the key), 408 that it gave up waiting:
     // none is the client's fault, so another deployment may do better.
     const clientFault = status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407 && status !== 408;
-    if (clientFault) return new UpstreamRejectedError(this.report(body) ?? { status, message: `the model server answered ${status}`, fields: {} });
+    // The log names the deployment by model and position, never by address.
+    const name = `${this.deployment.modelId} deployment ${this.deployment.index}`;
+    if (clientFault) return new UpstreamRejectedError(this.report(body) ?? { status, message: `the model server answered ${status}`, fields: {} }, name);
     // 502, 503 and 504 say the server (or a proxy before it) is down or overloaded; any
     // other 5xx may be the request's own doing (llama.cpp answers 500 when the model's
     // output fails its tool-call parser), which the circuit breaker weighs apart.
