@@ -210,6 +210,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await changeFeed.start();
     await deps.shared?.changes.subscribe(applyChange);
     await admission.start();
+    deps.shared?.calibrations.start(services.catalog);
   });
   // Node closes the connections idle when closing starts; one whose request finishes later
   // would stay open until its keep-alive timeout (72 s) and hold the shutdown that long.
@@ -229,6 +230,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(pruneTimer);
     eventLoopDelay.stop();
     await changeFeed.stop();
+    await deps.shared?.calibrations.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), refusals.flush(), admission.close(), services.catalog.close()]);
     services.mailer?.close();

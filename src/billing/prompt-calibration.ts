@@ -16,6 +16,7 @@
 // few have not shown (upperQuantile).
 // One estimate answers count_tokens and bills an answer the server gave no usage for;
 // the hold adds the margin, so it covers the true prompt in at least 99 % of requests.
+// In shared mode the instances learn from one window of reports (shared/calibration-sync.ts).
 
 /** Answers kept for the fit; older ones fall out, so a model that changes is relearned. */
 const WINDOW = 512;
@@ -60,6 +61,7 @@ export class PromptCalibration implements PromptEstimator {
   /** Tokens the reports came above the fit, at the same percentile. */
   private excessTokens = 0;
   private sinceMargin = 0;
+  private pending: string[] = [];
 
   /** The server's count for a prompt lmgate counted `counted` tokens, as best known. */
   estimate(counted: number): number {
@@ -77,14 +79,45 @@ export class PromptCalibration implements PromptEstimator {
   /** The server reported `reported` prompt tokens for a prompt lmgate counted `counted`. */
   observe(counted: number, reported: number): void {
     if (!(counted >= 0 && reported >= 0)) return;
+    let ratio = Number.NaN;
+    let excess = Number.NaN;
     if (this.size >= WARM_UP) {
       const forecast = Math.max(1, this.slope * counted + this.overhead);
-      this.forecastRatios[this.next] = reported / forecast;
-      this.forecastExcess[this.next] = reported - forecast;
-    } else {
-      this.forecastRatios[this.next] = Number.NaN;
-      this.forecastExcess[this.next] = Number.NaN;
+      ratio = reported / forecast;
+      excess = reported - forecast;
     }
+    this.add(counted, reported, ratio, excess);
+    if (this.pending.length >= WINDOW) this.pending.shift();
+    this.pending.push(`${counted},${reported},${ratio},${excess}`);
+    this.fit();
+    if (++this.sinceMargin >= MARGIN_EVERY || this.size <= WARM_UP + QUANTILE_SAMPLE) this.measureMargin();
+  }
+
+  /**
+   * The reports observed here since the last call, as text, for other instances to learn
+   * from (shared/calibration-sync.ts); at most a window's worth are kept.
+   */
+  takePending(): string[] {
+    const taken = this.pending;
+    this.pending = [];
+    return taken;
+  }
+
+  /** Learns from these reports instead, oldest first (every instance's, in shared mode), as takePending wrote them. */
+  load(entries: readonly string[]): void {
+    this.size = this.next = this.sumC = this.sumR = this.sumCC = this.sumCR = 0;
+    for (const entry of entries.slice(-WINDOW)) {
+      const [counted, reported, ratio, excess] = entry.split(',').map(Number);
+      if (counted! >= 0 && reported! >= 0) this.add(counted!, reported!, ratio!, excess!);
+    }
+    if (this.size === 0) return;
+    this.fit();
+    this.measureMargin();
+  }
+
+  private add(counted: number, reported: number, ratio: number, excess: number): void {
+    this.forecastRatios[this.next] = ratio;
+    this.forecastExcess[this.next] = excess;
     if (this.size === WINDOW) {
       const oldC = this.counted[this.next]!;
       const oldR = this.reported[this.next]!;
@@ -102,8 +135,6 @@ export class PromptCalibration implements PromptEstimator {
     this.sumCC += counted * counted;
     this.sumCR += counted * reported;
     this.next = (this.next + 1) % WINDOW;
-    this.fit();
-    if (++this.sinceMargin >= MARGIN_EVERY || this.size <= WARM_UP + QUANTILE_SAMPLE) this.measureMargin();
   }
 
   /** Least squares over the window; the overhead alone when the counts hardly vary. */
@@ -155,13 +186,21 @@ function upperQuantile(values: number[]): number {
  * The shapes of prompt whose overheads differ: a chat with or without a system message,
  * with or without tools, and the endpoints that use no chat template.
  */
-export type PromptShape = 'chat' | 'chat+system' | 'chat+tools' | 'chat+system+tools' | 'completions' | 'embeddings' | 'responses';
+export const PROMPT_SHAPES = ['chat', 'chat+system', 'chat+tools', 'chat+system+tools', 'completions', 'embeddings', 'responses'] as const;
+export type PromptShape = (typeof PROMPT_SHAPES)[number];
 
 /** One model's calibrations, one per shape, made when first used; for a model that counts as lmgate does, none. */
 export class PromptCalibrations {
   private readonly byShape = new Map<PromptShape, PromptCalibration>();
 
   constructor(private readonly isExact = false) {}
+
+  /** The calibration of a shape, to learn into (shared mode); undefined for a model that counts as lmgate does. */
+  learned(shape: PromptShape): PromptCalibration | undefined {
+    if (this.isExact) return undefined;
+    this.of(shape);
+    return this.byShape.get(shape);
+  }
 
   of(shape: PromptShape): PromptEstimator {
     if (this.isExact) return EXACT;

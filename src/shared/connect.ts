@@ -12,6 +12,7 @@ import { SharedFailureThrottle } from './shared-throttle.js';
 import { SharedAdmission } from './shared-admission.js';
 import { SharedState } from './shared-state.js';
 import { UsageStreamWriter } from './usage-stream-writer.js';
+import { CalibrationSync } from './calibration-sync.js';
 
 /** A command not answered within this fails: the request gets a quick error, not a hang. */
 const COMMAND_TIMEOUT_MS = 500;
@@ -28,6 +29,8 @@ export interface SharedMode {
   changes: ChangeChannel;
   /** Sign-in, sign-up and redemption throttles that count across instances. */
   throttle: FailureThrottleFactory;
+  /** What the models' servers count in a prompt, learned from every instance's answers. */
+  calibrations: CalibrationSync;
 }
 
 export async function openSharedMode(config: Config, store: Store, options: SharedOptions): Promise<SharedMode> {
@@ -64,5 +67,6 @@ export async function openSharedMode(config: Config, store: Store, options: Shar
     admission,
     changes: new ChangeChannel(redis, subscriber, prefix, options.onError),
     throttle: (name, limit, windowMs) => new SharedFailureThrottle(redis, `${prefix}:throttle:${name}`, limit, windowMs),
+    calibrations: new CalibrationSync(redis, prefix, options.onError),
   };
 }
