@@ -9,7 +9,9 @@ import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const day = (offsetDays: number): string => new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
-const CSV_HEADER = 'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason';
+const CSV_HEADER =
+  'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason,' +
+  'cached_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,basis,outcome,unpaid_credits';
 
 describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (database) => {
   let t: TestApp;
@@ -105,9 +107,14 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
       keyId: keys[1]!.id,
       keyName: '=SUM(A1)',
       promptTokens: streamed.promptTokens,
-      ...PLAIN_USAGE,
       completionTokens: streamed.completionTokens,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      basis: 'reported',
+      outcome: 'completed',
       costMicros: streamed.costMicros,
+      shortfallMicros: 0,
       latencyMs: streamed.latencyMs,
       status: 200,
       streamed: true,
@@ -170,7 +177,8 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
     const newest = records[0]!;
     expect(lines[1]).toBe(
       [newest.createdAt, newest.requestId, newest.model, newest.keyId, newest.keyId === keys[1]!.id ? "'=SUM(A1)" : 'laptop', newest.promptTokens,
-        newest.completionTokens, (newest.costMicros / 1e6).toString(), newest.latencyMs, newest.status, newest.streamed, newest.finishReason].join(','),
+        newest.completionTokens, (newest.costMicros / 1e6).toString(), newest.latencyMs, newest.status, newest.streamed, newest.finishReason,
+        0, 0, 0, 0, 'reported', 'completed', '0'].join(','),
     );
     // A key name a spreadsheet would run as a formula is defused.
     expect(res.text).toContain(",'=SUM(A1),");

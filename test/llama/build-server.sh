@@ -19,6 +19,16 @@ if [ -x "$bin" ] && [ -x "$dir/venv-ok" ]; then echo "$bin"; exit 0; fi
 # The caller sees why the build failed without going to find the log.
 trap '[ -f build.log ] && { echo "llama-server build failed; the end of $dir/build.log:"; tail -n 40 build.log; } >&2' ERR
 
+# The tools, from Debian's packages where missing (a machine's own root runs this, as CI does).
+missing=()
+for tool in cmake g++ make git; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null || missing+=(python3-numpy)
+if [ "${#missing[@]}" -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >build.log 2>&1
+  apt-get install -y -qq "${missing[@]}" >>build.log 2>&1
+fi
+
 if [ ! -d src/.git ]; then
   rm -rf pack src
   mkdir pack
@@ -27,19 +37,12 @@ if [ ! -d src/.git ]; then
   rm -rf pack
 fi
 # Everything off that would reach the network (the prebuilt web UI, HTTPS) or is not needed.
+# The model writer (test/llama/write-model.py) runs the bundle's gguf-py with Debian's
+# /usr/bin/python3 and its numpy (installed above): a pyenv python3 earlier on PATH has no
+# numpy, and PyPI is out of reach.
 cmake -S src -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF \
-  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=OFF >build.log 2>&1
+  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=OFF >>build.log 2>&1
 cmake --build build --target llama-server -j "$(nproc)" >>build.log 2>&1
-# The model writer (test/llama/write-model.py) runs the bundle's gguf-py, which needs numpy.
-# test/helpers/llama-server.ts runs it with Debian's /usr/bin/python3 (a pyenv python3 earlier
-# on PATH has no numpy, and PyPI is out of reach), so that is the one that must have it.
-if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq python3-numpy >>build.log 2>&1 || {
-    apt-get update -qq >>build.log 2>&1
-    apt-get install -y -qq python3-numpy >>build.log 2>&1
-  }
-fi
 touch venv-ok && chmod +x venv-ok
 echo "$bin"
