@@ -202,11 +202,22 @@ export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, Audi
 export type AccountPage = { accounts: (Account & { balanceMicros: number })[]; total: number };
 
 /** Usage of every account (or one) over a period, summed in SQL. */
+/** The operator's totals: tokens by kind beside the totals, what lmgate counted, what was not paid. */
+export interface UsageReportTotals extends UsageTotals {
+  cachedTokens: number;
+  /** Cache writes of both lifetimes. */
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** Requests billed on lmgate's count: their upstream reported no usage. */
+  countedRequests: number;
+  unpaidMicros: number;
+}
+
 export interface UsageReport {
-  days: (UsageTotals & { date: string })[];
-  byModel: (UsageTotals & { model: string })[];
-  byAccount: (UsageTotals & { accountId: string; email: string })[];
-  byKey: (UsageTotals & { keyId: string; keyName: string; accountId: string })[];
+  days: (UsageReportTotals & { date: string })[];
+  byModel: (UsageReportTotals & { model: string })[];
+  byAccount: (UsageReportTotals & { accountId: string; email: string })[];
+  byKey: (UsageReportTotals & { keyId: string; keyName: string; accountId: string })[];
   byStatus: { status: number; requests: number }[];
   creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: top-ups, subscription credits
 }

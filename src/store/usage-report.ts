@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { checkMicros } from '../billing/money.js';
 import { checkLimit, type Db } from './sql.js';
-import type { LedgerKind, TimeRange, UsageReport, UsageTotals } from './store.js';
+import type { LedgerKind, TimeRange, UsageReport, UsageReportTotals } from './store.js';
 
 const DEFAULT_TOP = 100;
 const SOLD: readonly LedgerKind[] = ['top_up', 'subscription_credit'];
@@ -14,6 +14,11 @@ interface TotalsRow {
   prompt_tokens: number | string | null;
   completion_tokens: number | string | null;
   cost_micros: number | string | null;
+  cached_tokens: number | string | null;
+  cache_write_tokens: number | string | null;
+  reasoning_tokens: number | string | null;
+  counted_requests: number | string | null;
+  unpaid_micros: number | string | null;
 }
 
 export async function reportUsage(db: Db, range: TimeRange, options: { accountId?: string; top?: number } = {}): Promise<UsageReport> {
@@ -31,6 +36,11 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     eb.fn.sum<number | string>('usage_records.prompt_tokens').as('prompt_tokens'),
     eb.fn.sum<number | string>('usage_records.completion_tokens').as('completion_tokens'),
     cost.as('cost_micros'),
+    eb.fn.sum<number | string>('usage_records.cached_tokens').as('cached_tokens'),
+    sql<number | string>`sum(usage_records.cache_write_tokens + usage_records.cache_write_1h_tokens)`.as('cache_write_tokens'),
+    eb.fn.sum<number | string>('usage_records.reasoning_tokens').as('reasoning_tokens'),
+    sql<number | string>`sum(case when usage_records.basis = 'counted' then 1 else 0 end)`.as('counted_requests'),
+    eb.fn.sum<number | string>('usage_records.shortfall_micros').as('unpaid_micros'),
   ]);
   let added = db
     .selectFrom('ledger_entries')
@@ -88,11 +98,16 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
 }
 
 /** PostgreSQL sums into NUMERIC (a string from pg); counts are BIGINT. */
-function totalsOf(row: TotalsRow): UsageTotals {
+function totalsOf(row: TotalsRow): UsageReportTotals {
   return {
     requests: Number(row.requests),
     promptTokens: Number(row.prompt_tokens ?? 0),
     completionTokens: Number(row.completion_tokens ?? 0),
     costMicros: checkMicros(Number(row.cost_micros ?? 0)),
+    cachedTokens: Number(row.cached_tokens ?? 0),
+    cacheWriteTokens: Number(row.cache_write_tokens ?? 0),
+    reasoningTokens: Number(row.reasoning_tokens ?? 0),
+    countedRequests: Number(row.counted_requests ?? 0),
+    unpaidMicros: checkMicros(Number(row.unpaid_micros ?? 0)),
   };
 }

@@ -67,6 +67,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
   { method: 'POST', path: '/accounts/:account/suspend', scope: 'accounts', status: 200 },
   { method: 'POST', path: '/accounts/:account/reactivate', scope: 'accounts', status: 200 },
   { method: 'POST', path: '/accounts/:account/tier', scope: 'accounts', body: { tier: 'pro' }, status: 200 },
+  { method: 'POST', path: '/accounts/:account/price-multiplier', scope: 'accounts', body: { price_multiplier_ppm: 900_000 }, status: 200 },
   { method: 'POST', path: '/accounts/:account/password', scope: 'accounts', body: {}, status: 200 },
   { method: 'GET', path: '/accounts/:account/keys', scope: 'read', status: 200 },
   { method: 'POST', path: '/accounts/:account/keys', scope: 'keys', body: { name: 'ci' }, status: 201 },

@@ -93,6 +93,12 @@ describe('token kinds from an OpenAI upstream', () => {
       const record = await onlyRecord(account.id);
       expect(record).toMatchObject({ promptTokens: 1_000, completionTokens: 400, cachedTokens: 600, reasoningTokens: 150, cacheWriteTokens: 0, basis: 'reported', costMicros: expected, shortfallMicros: 0 });
       expect(await t.store.balanceOf(account.id)).toBe(10_000_000 - expected);
+      // The operator's report sums the kinds.
+      const day = { fromIso: new Date(Date.now() - 86_400_000).toISOString(), untilIso: new Date(Date.now() + 86_400_000).toISOString() };
+      const report = await t.store.reportUsage(day, { accountId: account.id });
+      expect(report.byModel).toEqual([
+        expect.objectContaining({ model: 'gpt-like', requests: 1, promptTokens: 1_000, cachedTokens: 600, cacheWriteTokens: 0, reasoningTokens: 150, countedRequests: 0, unpaidMicros: 0, costMicros: expected }),
+      ]);
     }
   });
 

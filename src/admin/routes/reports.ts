@@ -5,7 +5,7 @@ import { creditsToMicros } from '../../billing/money.js';
 import { DayRangeQuery, parseDayRange } from '../../dashboard/usage-range.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { deploymentRows } from '../../observability/upstream-health.js';
-import type { UsageTotals } from '../../store/store.js';
+import type { UsageReportTotals } from '../../store/store.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AdminAuditEntry, auditEntryView } from '../views.js';
 
@@ -14,6 +14,11 @@ const Totals = {
   prompt_tokens: Type.Integer(),
   completion_tokens: Type.Integer(),
   cost_micros: Type.Integer(),
+  cached_tokens: Type.Integer({ description: 'of prompt_tokens: read from a prompt cache' }),
+  cache_write_tokens: Type.Integer({ description: 'of prompt_tokens: written to a prompt cache (5-minute and 1-hour)' }),
+  reasoning_tokens: Type.Integer({ description: 'of completion_tokens' }),
+  counted_requests: Type.Integer({ description: "billed on lmgate's count: the upstream reported no usage" }),
+  unpaid_micros: Type.Integer({ description: 'of cost_micros, what accounts that ran out could not pay' }),
 };
 const UsageQuery = Type.Object({ ...DayRangeQuery.properties, account_id: Type.Optional(Type.String({ maxLength: 100, description: 'one account only' })) });
 const Usage = Type.Object({
@@ -164,11 +169,16 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
   });
 }
 
-function totalsView(row: UsageTotals | undefined) {
+function totalsView(row: UsageReportTotals | undefined) {
   return {
     requests: row?.requests ?? 0,
     prompt_tokens: row?.promptTokens ?? 0,
     completion_tokens: row?.completionTokens ?? 0,
     cost_micros: row?.costMicros ?? 0,
+    cached_tokens: row?.cachedTokens ?? 0,
+    cache_write_tokens: row?.cacheWriteTokens ?? 0,
+    reasoning_tokens: row?.reasoningTokens ?? 0,
+    counted_requests: row?.countedRequests ?? 0,
+    unpaid_micros: row?.unpaidMicros ?? 0,
   };
 }
