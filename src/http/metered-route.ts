@@ -19,7 +19,7 @@ import { ShuttingDownError, UnsupportedMediaTypeError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { CompletionResult, StreamResult } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
-import type { UsageOutcome } from '../store/store.js';
+import type { UsageOutcome } from '../billing/usage.js';
 import { ClientConnection } from './client-connection.js';
 import { logFailure } from './error-handler.js';
 import { renderError, renderStreamError, statusOf, type ErrorReply } from './error-reply.js';

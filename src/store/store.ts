@@ -4,7 +4,7 @@ import type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentRef, Pay
 import type { RequestLogStore } from './request-log-store.js';
 import type { AccountQuery, AdminStore } from './admin-store.js';
 import type { ApiKeyRecord, KeyUpdate, NewApiKey } from './key-records.js';
-import type { UsageBasis } from '../billing/usage.js';
+import type { UsageBasis, UsageOutcome } from '../billing/usage.js';
 
 export type AccountStatus = 'active' | 'suspended';
 export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
@@ -90,9 +90,6 @@ export interface UsageRecord {
   finishReason: string | null;
   createdAt: string;
 }
-
-/** How an answer ended: whole, cut short by the client leaving, by the upstream failing, or by the server's drain. */
-export type UsageOutcome = 'completed' | 'client_gone' | 'upstream_failed' | 'drained';
 
 /** A usage charge the balance could not cover in full: it was cut to what was left. */
 export interface CappedCharge {

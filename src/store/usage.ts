@@ -4,7 +4,8 @@ import { sql, type Selectable } from 'kysely';
 import { checkMicros } from '../billing/money.js';
 import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';
-import type { CappedCharge, TimeRange, UsageOutcome, UsageRecord, UsageSummary, UsageTotals } from './store.js';
+import type { UsageOutcome } from '../billing/usage.js';
+import type { CappedCharge, TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
 import type { UsageRecordsTable } from './tables.js';
 
 export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<CappedCharge[]> {

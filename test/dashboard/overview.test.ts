@@ -69,7 +69,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
       context: 128_000,
       maxOutput: 16_384,
       endpoints: ['chat', 'responses', 'completions'],
-      price: { inputPerMillion: 0, outputPerMillion: 0 },
+      price: { inputPerMillion: 0, cachedInputPerMillion: 0, cacheWritePerMillion: 0, cacheWrite1hPerMillion: 0, outputPerMillion: 0, reasoningPerMillion: 0 },
     });
 
     expect((await client.post('/plan', { tier: 'team' })).status).toBe(200);
@@ -82,7 +82,8 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
       context: 32_000,
       maxOutput: 4_000,
       endpoints: ['chat', 'responses', 'completions'],
-      price: { inputPerMillion: 1.5, outputPerMillion: 3 },
+      // The kinds not configured cost what input and output cost.
+      price: { inputPerMillion: 1.5, cachedInputPerMillion: 1.5, cacheWritePerMillion: 1.5, cacheWrite1hPerMillion: 1.5, outputPerMillion: 3, reasoningPerMillion: 3 },
     });
   });
 
