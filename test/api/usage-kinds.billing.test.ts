@@ -250,6 +250,56 @@ describe('charging what was served', () => {
   });
 });
 
+describe('answers cut short', () => {
+  it('an upstream that fails mid-stream: the client that asked for usage gets its charge before the error, and the record says how it ended', async () => {
+    openai.behave({ dropAfterChunks: 2 });
+    const { account, apiKey } = await t.createAccount({ credits: 10 });
+    const stream = await t.client(apiKey).chat.completions.create({ model: 'gpt-fresh', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+    const usages: { cost: number; completion_tokens: number }[] = [];
+    const failure = await (async () => {
+      for await (const chunk of stream) if (chunk.usage) usages.push(chunk.usage as unknown as { cost: number; completion_tokens: number });
+    })().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect(usages).toHaveLength(1);
+    const record = await onlyRecord(account.id);
+    expect(record).toMatchObject({ outcome: 'upstream_failed', basis: 'counted', status: 502 });
+    expect(record.completionTokens).toBe(usages[0]!.completion_tokens);
+    expect(Math.round(usages[0]!.cost * 1_000_000)).toBe(record.costMicros);
+    expect(record.costMicros).toBeGreaterThan(0);
+    openai.behave({ usage: OPENAI_USAGE });
+  });
+
+  it('a client that leaves mid-stream: charged for what it was sent, the record says the client went', async () => {
+    openai.behave({ chunkDelayMs: 50, pieces: ['one ', 'two ', 'three ', 'four ', 'five ', 'six ', 'seven ', 'eight '] });
+    const { account, apiKey } = await t.createAccount({ credits: 10 });
+    const controller = new AbortController();
+    const stream = await t.client(apiKey).chat.completions.create(
+      { model: 'gpt-fresh', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      { signal: controller.signal },
+    );
+    let seen = 0;
+    await (async () => {
+      for await (const chunk of stream) {
+        if (chunk.choices[0]?.delta.content && ++seen === 2) controller.abort();
+      }
+    })().catch(() => undefined);
+    let records = await t.store.listUsage(account.id);
+    for (let i = 0; records.length === 0 && i < 50; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await t.flushUsage();
+      records = await t.store.listUsage(account.id);
+    }
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ outcome: 'client_gone', basis: 'counted', status: 499 });
+    expect(records[0]!.completionTokens).toBeGreaterThan(0);
+    expect(records[0]!.costMicros).toBe(costMicros(PRICES, { promptTokens: records[0]!.promptTokens, completionTokens: records[0]!.completionTokens }));
+    openai.behave({ usage: OPENAI_USAGE });
+  });
+});
+
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${t.origin}/metrics`)).text();
   const line = text.split('\n').find((each) => each.startsWith(`${name} `) || each.startsWith(`${name}{`));

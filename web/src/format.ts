@@ -174,10 +174,10 @@ export function formatPaymentKind(kind: string): string {
   return PAYMENT_KINDS[kind] ?? formatPlanName(kind.replace(/_/g, ' '));
 }
 
-/** A price multiplier in parts per million, for people: "× 1", "× 1.2 (20 % more)", "× 0.9 (10 % off)". */
+/** A price multiplier in parts per million, for people: "As configured", "× 1.2 (20 % more)", "× 0.9 (10 % off)". */
 export function formatMultiplier(ppm: number): string {
   const factor = ppm / 1_000_000;
-  if (ppm === 1_000_000) return '× 1';
+  if (ppm === 1_000_000) return 'As configured';
   const percent = Math.round(Math.abs(factor - 1) * 100 * 100) / 100;
   return `× ${factor} (${percent} % ${factor > 1 ? 'more' : 'off'})`;
 }
