@@ -38,19 +38,22 @@ const PPM = 1_000_000n;
 
 /** The cost of `usage`, every kind at its own price, scaled, rounded up. */
 export function costMicros(prices: Prices, usage: Usage, scale: PriceScale = UNSCALED): number {
-  const plainOutput = usage.completionTokens - (usage.reasoningTokens ?? 0);
-  const terms: [number, number][] = [
-    [plainInputTokens(usage), prices.inputPerMTokMicros],
-    [usage.cachedTokens ?? 0, prices.cachedInputPerMTokMicros],
-    [usage.cacheWriteTokens ?? 0, prices.cacheWritePerMTokMicros],
-    [usage.cacheWrite1hTokens ?? 0, prices.cacheWrite1hPerMTokMicros],
-    [plainOutput, prices.outputPerMTokMicros],
-    [usage.reasoningTokens ?? 0, prices.reasoningPerMTokMicros],
-  ];
+  // Called twice per request (the in-band cost and the charge): plain arithmetic, no arrays.
+  const cached = usage.cachedTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const written1h = usage.cacheWrite1hTokens ?? 0;
+  const reasoning = usage.reasoningTokens ?? 0;
+  const plainInput = plainInputTokens(usage);
+  const plainOutput = usage.completionTokens - reasoning;
   const unscaled = scale.tierPpm === UNIT_MULTIPLIER_PPM && scale.accountPpm === UNIT_MULTIPLIER_PPM;
   if (unscaled) {
-    let total = 0;
-    for (const [tokens, price] of terms) total += tokens * price;
+    const total =
+      plainInput * prices.inputPerMTokMicros +
+      cached * prices.cachedInputPerMTokMicros +
+      written * prices.cacheWritePerMTokMicros +
+      written1h * prices.cacheWrite1hPerMTokMicros +
+      plainOutput * prices.outputPerMTokMicros +
+      reasoning * prices.reasoningPerMTokMicros;
     // Within 2^53 the products, the sum, % and the exact division below are exact in a
     // double (a plain total / 1e6 is not); BigInt only beyond.
     if (total <= Number.MAX_SAFE_INTEGER) {
@@ -58,8 +61,13 @@ export function costMicros(prices: Prices, usage: Usage, scale: PriceScale = UNS
       return (total - remainder) / 1_000_000 + (remainder > 0 ? 1 : 0);
     }
   }
-  let product = 0n;
-  for (const [tokens, price] of terms) product += BigInt(tokens) * BigInt(price);
+  let product =
+    BigInt(plainInput) * BigInt(prices.inputPerMTokMicros) +
+    BigInt(cached) * BigInt(prices.cachedInputPerMTokMicros) +
+    BigInt(written) * BigInt(prices.cacheWritePerMTokMicros) +
+    BigInt(written1h) * BigInt(prices.cacheWrite1hPerMTokMicros) +
+    BigInt(plainOutput) * BigInt(prices.outputPerMTokMicros) +
+    BigInt(reasoning) * BigInt(prices.reasoningPerMTokMicros);
   const divisor = unscaled ? TOKENS_PER_PRICE_UNIT : TOKENS_PER_PRICE_UNIT * PPM * PPM;
   if (!unscaled) product *= BigInt(scale.tierPpm) * BigInt(scale.accountPpm);
   return checkMicros(Number((product + divisor - 1n) / divisor));

@@ -61,7 +61,8 @@ export class PromptCalibration implements PromptEstimator {
   /** Tokens the reports came above the fit, at the same percentile. */
   private excessTokens = 0;
   private sinceMargin = 0;
-  private pending: string[] = [];
+  /** Reports for other instances, kept once shared (CalibrationSync); a lone process keeps none. */
+  private pending: string[] | undefined;
 
   /** The server's count for a prompt lmgate counted `counted` tokens, as best known. */
   estimate(counted: number): number {
@@ -87,8 +88,7 @@ export class PromptCalibration implements PromptEstimator {
       excess = reported - forecast;
     }
     this.add(counted, reported, ratio, excess);
-    if (this.pending.length >= WINDOW) this.pending.shift();
-    this.pending.push(`${counted},${reported},${ratio},${excess}`);
+    if (this.pending !== undefined && this.pending.length < WINDOW) this.pending.push(`${counted},${reported},${ratio},${excess}`);
     this.fit();
     if (++this.sinceMargin >= MARGIN_EVERY || this.size <= WARM_UP + QUANTILE_SAMPLE) this.measureMargin();
   }
@@ -98,9 +98,14 @@ export class PromptCalibration implements PromptEstimator {
    * from (shared/calibration-sync.ts); at most a window's worth are kept.
    */
   takePending(): string[] {
-    const taken = this.pending;
-    this.pending = [];
+    const taken = this.pending ?? [];
+    if (this.pending !== undefined) this.pending = [];
     return taken;
+  }
+
+  /** From now on, keep the reports observed here for takePending. */
+  keepReports(): void {
+    this.pending ??= [];
   }
 
   /** Learns from these reports instead, oldest first (every instance's, in shared mode), as takePending wrote them. */
@@ -155,9 +160,8 @@ export class PromptCalibration implements PromptEstimator {
 
   private measureMargin(): void {
     this.sinceMargin = 0;
-    const measured = (values: Float64Array): number[] => Array.from(values.subarray(0, this.size)).filter((value) => !Number.isNaN(value));
-    const ratios = measured(this.forecastRatios);
-    if (ratios.length === 0) {
+    const ratios = upperQuantile(this.forecastRatios, this.size);
+    if (ratios === undefined) {
       // No forecast yet: the largest ratio of a report to the fit itself, with the same headroom.
       let worst = 1;
       for (let i = 0; i < this.size; i++) worst = Math.max(worst, this.reported[i]! / Math.max(1, this.slope * this.counted[i]! + this.overhead));
@@ -165,21 +169,39 @@ export class PromptCalibration implements PromptEstimator {
       this.excessTokens = 0;
       return;
     }
-    this.margin = Math.max(1, upperQuantile(ratios));
-    this.excessTokens = Math.max(0, upperQuantile(measured(this.forecastExcess)));
+    this.margin = Math.max(1, ratios);
+    this.excessTokens = Math.max(0, upperQuantile(this.forecastExcess, this.size) ?? 0);
   }
 }
 
+/** The largest of the k values kept for the 99th percentile of a full window (the window's top 1 %). */
+const TOP_KEPT = Math.ceil(WINDOW * (1 - MARGIN_QUANTILE)) + 1;
+
 /**
- * The 99th percentile of `values` (k of them). Below QUANTILE_SAMPLE it is not known: the
- * largest stands in for it, raised by the spread seen over √k for what a few have not shown.
+ * The 99th percentile of the first `size` values (NaN: not measured), read in one pass
+ * that keeps only the largest few: settlements run it, so it sorts nothing and allocates
+ * little. Below QUANTILE_SAMPLE values it is not known: the largest stands in for it,
+ * raised by the spread seen over √k for what a few have not shown. Undefined: none measured.
  */
-function upperQuantile(values: number[]): number {
-  values.sort((a, b) => a - b);
-  const k = values.length;
-  const quantile = values[Math.min(k - 1, Math.ceil(MARGIN_QUANTILE * k) - 1)]!;
-  if (k >= QUANTILE_SAMPLE) return quantile;
-  return quantile + (values[k - 1]! - values[0]!) / Math.sqrt(k);
+function upperQuantile(values: Float64Array, size: number): number | undefined {
+  const top: number[] = [];
+  let count = 0;
+  let smallest = Infinity;
+  for (let i = 0; i < size; i++) {
+    const value = values[i]!;
+    if (Number.isNaN(value)) continue;
+    count++;
+    if (value < smallest) smallest = value;
+    if (top.length < TOP_KEPT) top.push(value);
+    else if (value > top[TOP_KEPT - 1]!) top[TOP_KEPT - 1] = value;
+    else continue;
+    // Keep `top` in descending order: move the new value up to its place.
+    for (let j = top.length - 1; j > 0 && top[j]! > top[j - 1]!; j--) [top[j], top[j - 1]] = [top[j - 1]!, top[j]!];
+  }
+  if (count === 0) return undefined;
+  if (count < QUANTILE_SAMPLE) return top[0]! + (top[0]! - smallest) / Math.sqrt(count);
+  // The value with 1 % of the values above it.
+  return top[Math.min(top.length - 1, count - Math.ceil(MARGIN_QUANTILE * count))]!;
 }
 
 /**
@@ -193,7 +215,15 @@ export type PromptShape = (typeof PROMPT_SHAPES)[number];
 export class PromptCalibrations {
   private readonly byShape = new Map<PromptShape, PromptCalibration>();
 
+  private isShared = false;
+
   constructor(private readonly isExact = false) {}
+
+  /** Every calibration of the model, now and to come, keeps its reports for other instances. */
+  share(): void {
+    this.isShared = true;
+    for (const calibration of this.byShape.values()) calibration.keepReports();
+  }
 
   /** The calibration of a shape, to learn into (shared mode); undefined for a model that counts as lmgate does. */
   learned(shape: PromptShape): PromptCalibration | undefined {
@@ -205,7 +235,10 @@ export class PromptCalibrations {
   of(shape: PromptShape): PromptEstimator {
     if (this.isExact) return EXACT;
     let calibration = this.byShape.get(shape);
-    if (calibration === undefined) this.byShape.set(shape, (calibration = new PromptCalibration()));
+    if (calibration === undefined) {
+      this.byShape.set(shape, (calibration = new PromptCalibration()));
+      if (this.isShared) calibration.keepReports();
+    }
     return calibration;
   }
 }

@@ -127,7 +127,8 @@ export class MemoryCreditBook implements CreditBook {
       await write();
       const chargedByAccount = new Map<string, number>();
       for (const record of records) {
-        chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + record.costMicros);
+        // What settle() moved into unflushed: the cost less what the account could not pay.
+        chargedByAccount.set(record.accountId, (chargedByAccount.get(record.accountId) ?? 0) + record.costMicros - record.shortfallMicros);
       }
       const stored = await Promise.all([...chargedByAccount.keys()].map((id) => this.store.balanceOf(id)));
       [...chargedByAccount].forEach(([accountId, chargedMicros], i) => {

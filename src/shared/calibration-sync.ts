@@ -28,6 +28,7 @@ export class CalibrationSync {
   ) {}
 
   start(catalog: ModelCatalog): void {
+    this.share(catalog);
     this.timer = setInterval(() => {
       this.running ??= this.sync(catalog)
         .catch(this.onError)
@@ -39,6 +40,11 @@ export class CalibrationSync {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
+  }
+
+  /** Every model keeps the reports it observes for the next sync. */
+  share(catalog: ModelCatalog): void {
+    for (const model of catalog.list()) model.calibrations.share();
   }
 
   /** Appends this instance's new reports, then reloads every list another instance changed. */

@@ -223,8 +223,9 @@ export class SharedState {
   }
 
   /**
-   * Releases the reservation and slot, charges `record.costMicros` (the caller caps it at the
-   * reservation) and hands the record to the usage stream. Idempotent per admission. When
+   * Releases the reservation and slot, charges `record.costMicros` (from the hold, and beyond
+   * it from what the account has available; SETTLE cuts it only at 0, and the stream entry
+   * says what was charged) and hands the record to the usage stream. Idempotent per admission. When
    * Redis cannot be reached, the settlement is kept and retried every second, its lease
    * renewed meanwhile, so an outage costs neither the charge nor the hold on the credits.
    * A retry of one that did run (its reply lost) appends the record twice: the store keeps

@@ -8,7 +8,7 @@ import { costMicros, type Prices } from '../../src/billing/pricing.js';
 import { Commands } from '../../src/commands/commands.js';
 import { Sessions } from '../../src/dashboard/sessions.js';
 import type { Usage } from '../../src/billing/usage.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { ANTHROPIC_COUNT, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { jsonOf } from '../helpers/json.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
@@ -172,6 +172,21 @@ describe('token kinds from an Anthropic upstream', () => {
     const records = await t.store.listUsage(account.id);
     expect(records).toHaveLength(2);
     for (const record of records) expect(record).toMatchObject({ cachedTokens: 1_000, cacheWriteTokens: 200, cacheWrite1hTokens: 100, costMicros: costMicros(PRICES, kinds) });
+  });
+
+  it('count_tokens asks the Anthropic upstream, and estimates when it cannot answer', async () => {
+    const { apiKey } = await t.createAccount({ credits: 10 });
+    const client = new Anthropic({ apiKey, baseURL: t.origin, maxRetries: 0 });
+    const request = { model: 'claude', system: 'Be brief.', messages: [{ role: 'user' as const, content: 'hi' }] };
+    expect((await client.messages.countTokens(request)).input_tokens).toBe(ANTHROPIC_COUNT);
+    const asked = anthropic.requests.at(-1)!;
+    expect(asked.url).toBe('/v1/messages/count_tokens');
+    expect(asked.body).toEqual({ model: 'claude-x', system: 'Be brief.', messages: request.messages });
+    anthropic.behave({ status: 529 });
+    const estimated = (await client.messages.countTokens(request)).input_tokens;
+    expect(estimated).not.toBe(ANTHROPIC_COUNT);
+    expect(estimated).toBeGreaterThan(0);
+    anthropic.behave({});
   });
 
   it('a stop sequence met upstream is reported as one, whole and streamed', async () => {

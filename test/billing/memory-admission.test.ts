@@ -107,6 +107,8 @@ describe('in-memory admission', () => {
     expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 0, reservedMicros: 0 });
     await admission.flush();
     expect(await store.balanceOf(principal.accountId)).toBe(0);
+    // The book agrees with the store once the charges are written.
+    expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 0, reservedMicros: 0 });
     const stored = await store.listUsage(principal.accountId);
     expect(stored.map((record) => [record.costMicros, record.shortfallMicros]).sort((a, b) => a[0]! - b[0]!)).toEqual([
       [300, 0],

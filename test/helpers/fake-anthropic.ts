@@ -46,6 +46,8 @@ export interface FakeAnthropic {
 export const ANTHROPIC_PIECES = ['Bonjour', ' from', ' Claude', '.'];
 /** Numbers no tokenizer would give for the pieces: charges must come from these. */
 export const ANTHROPIC_USAGE = { input_tokens: 211, output_tokens: 37, cache_read_input_tokens: 4 };
+/** What /messages/count_tokens answers. */
+export const ANTHROPIC_COUNT = 4_242;
 
 export async function startFakeAnthropic(initial: FakeAnthropicBehaviour = {}): Promise<FakeAnthropic> {
   let behaviour = initial;
@@ -59,6 +61,7 @@ export async function startFakeAnthropic(initial: FakeAnthropicBehaviour = {}): 
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, closed });
+      if (req.url?.endsWith('/messages/count_tokens')) return countTokens(res, body, behaviour);
       void answer(res, body, behaviour);
     });
   });
@@ -73,6 +76,14 @@ export async function startFakeAnthropic(initial: FakeAnthropicBehaviour = {}): 
     },
     close: () => closeServer(server),
   };
+}
+
+/** Anthropic's count: ANTHROPIC_COUNT tokens, or the error of `status`. It refuses what count_tokens does not take. */
+function countTokens(res: ServerResponse, body: Record<string, unknown>, behaviour: FakeAnthropicBehaviour): void {
+  const refused = behaviour.status ?? ('max_tokens' in body || 'stream' in body ? 400 : undefined);
+  res.writeHead(refused ?? 200, { 'content-type': 'application/json' });
+  if (refused !== undefined) return void res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'not counted' } }));
+  res.end(JSON.stringify({ input_tokens: ANTHROPIC_COUNT }));
 }
 
 function closeServer(server: Server): Promise<void> {

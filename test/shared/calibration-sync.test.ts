@@ -22,6 +22,7 @@ function instance(): { catalog: ModelCatalog; sync: CalibrationSync } {
 describe('prompt calibrations in shared mode', () => {
   it('one instance’s reports reach another’s estimate and hold; a demo model shares nothing', async () => {
     const [a, b] = [instance(), instance()];
+    for (const { catalog, sync } of [a, b]) sync.share(catalog);
     const learnedByA = a.catalog.resolve('up').calibrations.of('chat+tools');
     // A server that adds a 300-token tool preamble to a prompt three times lmgate's count.
     for (let counted = 10; counted < 60; counted++) learnedByA.observe(counted, 3 * counted + 300);

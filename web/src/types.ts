@@ -77,17 +77,8 @@ export interface ApiKey {
   creditSpentMicros: number | null;
 }
 
-export interface RequestLogEntry {
-  id: string;
-  requestId: string;
-  at: string;
-  keyId: string;
-  keyName: string;
-  model: string | null;
-  status: number;
-  reason: string | null;
-  promptTokens: number;
-  completionTokens: number;
+/** What a usage record's totals leave out: the parts priced apart, where its counts came from, how it ended, what was unpaid. */
+export interface TokenKinds {
   /** Parts of the totals priced apart: cached input, cache writes, reasoning. */
   cachedTokens: number;
   cacheWriteTokens: number;
@@ -98,6 +89,19 @@ export interface RequestLogEntry {
   outcome: UsageOutcome | null;
   /** Of the cost, what the account could not pay (its balance ran out). */
   shortfallMicros: number;
+}
+
+export interface RequestLogEntry extends TokenKinds {
+  id: string;
+  requestId: string;
+  at: string;
+  keyId: string;
+  keyName: string;
+  model: string | null;
+  status: number;
+  reason: string | null;
+  promptTokens: number;
+  completionTokens: number;
   costMicros: number;
   streamed: boolean;
   refused: boolean;
@@ -130,7 +134,7 @@ export interface UsageByKey extends UsageDay {
   keyName: string | null;
 }
 
-export interface UsageRecord {
+export interface UsageRecord extends TokenKinds {
   id: string;
   requestId: string;
   createdAt: string;
@@ -139,16 +143,6 @@ export interface UsageRecord {
   keyName: string | null;
   promptTokens: number;
   completionTokens: number;
-  /** Parts of the totals priced apart: cached input, cache writes, reasoning. */
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  /** The upstream's counts, or lmgate's (it reported none); null for a refusal. */
-  basis: 'reported' | 'counted' | null;
-  /** How the answer ended; null for a refusal. */
-  outcome: UsageOutcome | null;
-  /** Of the cost, what the account could not pay (its balance ran out). */
-  shortfallMicros: number;
   costMicros: number;
   latencyMs: number;
   status: number;

@@ -28,13 +28,17 @@ export interface CircuitBreakerOptions {
 const SERVER_ERROR_WINDOW_MS = 60_000;
 /** At least this share of the window's attempts failed with 500 on different requests. */
 const SERVER_ERROR_RATE = 0.5;
-/** Attempts remembered for the rate: enough for a window of a busy deployment's sample. */
-const MAX_REMEMBERED_ATTEMPTS = 1024;
 
 export class CircuitBreaker {
   private failuresInARow = 0;
-  /** Start times of recent attempts, oldest first (at most MAX_REMEMBERED_ATTEMPTS). */
-  private readonly attemptTimes: number[] = [];
+  /**
+   * Attempts in the window, counted cheaply on every request: those since `bucketStart`, and
+   * those of the window before it (the window is read as both, an upper bound of the last
+   * minute's; a rate against it never overstates the failures).
+   */
+  private bucketStart = 0;
+  private attemptsNow = 0;
+  private attemptsBefore = 0;
   /** Bodies that failed with 500 in the window → when they last did. */
   private readonly serverErrors = new Map<string, number>();
   private openUntil = 0;
@@ -61,8 +65,15 @@ export class CircuitBreaker {
   /** A request is going out; in half-open state it is the probe. */
   onAttempt(): void {
     if (this.openUntil !== 0) this.probing = true;
-    this.attemptTimes.push(this.now());
-    if (this.attemptTimes.length > MAX_REMEMBERED_ATTEMPTS) this.attemptTimes.shift();
+    this.rollAttempts(this.now());
+    this.attemptsNow++;
+  }
+
+  private rollAttempts(now: number): void {
+    if (now - this.bucketStart < SERVER_ERROR_WINDOW_MS) return;
+    this.attemptsBefore = now - this.bucketStart < 2 * SERVER_ERROR_WINDOW_MS ? this.attemptsNow : 0;
+    this.attemptsNow = 0;
+    this.bucketStart = now;
   }
 
   onSuccess(): void {
@@ -99,11 +110,12 @@ export class CircuitBreaker {
     const now = this.now();
     const since = now - SERVER_ERROR_WINDOW_MS;
     for (const [body, at] of this.serverErrors) if (at < since) this.serverErrors.delete(body);
-    while (this.attemptTimes.length > 0 && this.attemptTimes[0]! < since) this.attemptTimes.shift();
+    this.rollAttempts(now);
     const isRetry = this.serverErrors.has(fingerprint);
     this.serverErrors.set(fingerprint, now);
     const distinct = this.serverErrors.size;
-    if (!isRetry && distinct >= this.options.failureThreshold && distinct >= SERVER_ERROR_RATE * this.attemptTimes.length) return this.onFailure();
+    const attempts = this.attemptsNow + this.attemptsBefore;
+    if (!isRetry && distinct >= this.options.failureThreshold && distinct >= SERVER_ERROR_RATE * attempts) return this.onFailure();
     this.onInconclusive();
   }
 

@@ -3,16 +3,7 @@
 // the model server reported none, how an answer that did not complete ended, and what an
 // account that ran out could not pay. Nothing at all for a plain, completed answer.
 import { formatCredits, formatNumber } from '../format';
-import type { UsageOutcome } from '../types';
-
-interface Props {
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  basis: 'reported' | 'counted' | null;
-  outcome: UsageOutcome | null;
-  shortfallMicros: number;
-}
+import type { TokenKinds, UsageOutcome } from '../types';
 
 const OUTCOMES: Record<Exclude<UsageOutcome, 'completed'>, string> = {
   client_gone: 'cut short: the client left',
@@ -20,7 +11,7 @@ const OUTCOMES: Record<Exclude<UsageOutcome, 'completed'>, string> = {
   drained: 'cut short: lmgate restarted',
 };
 
-export function TokenDetails({ cachedTokens, cacheWriteTokens, reasoningTokens, basis, outcome, shortfallMicros }: Props) {
+export function TokenDetails({ cachedTokens, cacheWriteTokens, reasoningTokens, basis, outcome, shortfallMicros }: TokenKinds) {
   const parts: string[] = [];
   if (cachedTokens > 0) parts.push(`${formatNumber(cachedTokens)} cached`);
   if (cacheWriteTokens > 0) parts.push(`${formatNumber(cacheWriteTokens)} cache writes`);
