@@ -66,6 +66,9 @@ beforeAll(async () => {
         streamed: i % 2 === 1,
         finishReason: 'stop',
         createdAt: new Date(Date.now() - day * DAY_MS).toISOString(),
+        // A few with the details beneath their tokens: parts priced apart, a counted stream cut short.
+        ...(day === 2 && i === 0 && completionTokens > 0 ? { cachedTokens: Math.min(128, promptTokens), reasoningTokens: Math.min(64, completionTokens) } : {}),
+        ...(day === 3 && i === 0 ? { basis: 'counted' as const, outcome: 'client_gone' as const, status: 499, finishReason: null } : {}),
       });
     }
   }
