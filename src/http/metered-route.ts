@@ -11,7 +11,7 @@ import { assertKeyAllowsModel } from '../auth/key-controls.js';
 import { admitRequest, MeteredRequest } from '../billing/metering.js';
 import { costMicros, type PriceScale } from '../billing/pricing.js';
 import { formatCredits } from '../billing/money.js';
-import type { Usage } from '../billing/usage.js';
+import { consistentUsage, type Usage, type UsageOutcome } from '../billing/usage.js';
 import { assertTierAllowsModel } from '../billing/tiers.js';
 import type { TokenPlan } from '../chat/plan.js';
 import type { ModelEndpoint } from '../config/schema.js';
@@ -19,7 +19,6 @@ import { ShuttingDownError, UnsupportedMediaTypeError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { CompletionResult, StreamResult } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
-import type { UsageOutcome } from '../billing/usage.js';
 import { ClientConnection } from './client-connection.js';
 import { logFailure } from './error-handler.js';
 import { renderError, renderStreamError, statusOf, type ErrorReply } from './error-reply.js';
@@ -117,7 +116,9 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
         andThen(endpoint.plan(parsed, model), (plan) =>
           andThen(admitRequest(pass, model, plan, scale), ({ requests }): MeteredCall<Req> => {
             if (requests) reply.headers(rateLimitHeaders(requests));
-            const charge = (usage: Usage): number => costMicros(model, usage, scale);
+            // The parts cut to their totals, as MeteredRequest.finish records them: the cost shown
+            // in-band is the one charged, whatever an upstream reported.
+            const charge = (usage: Usage): number => costMicros(model, consistentUsage(usage), scale);
             return { request: parsed, rawJson: request.rawJson, model, plan, scale, client: new ClientConnection(reply), chargeMicros: charge };
           }),
         ),
