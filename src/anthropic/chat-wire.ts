@@ -13,6 +13,8 @@ export interface ChatUsageBody {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** The credits charged (lmgate's, as OpenRouter reports it). */
+  cost?: number;
   prompt_tokens_details?: { cached_tokens: number; cache_write_tokens?: number };
   completion_tokens_details?: { reasoning_tokens: number };
 }

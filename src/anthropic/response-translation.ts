@@ -1,10 +1,11 @@
 // Chat completion answers ↔ Anthropic messages, both ways: content blocks, stop reasons
 // and usage. Pure functions; the stream's pieces (stream-translation.ts) use the same rules.
 import type { Usage } from '../billing/usage.js';
-import type { ChatCompletionBody, ChatFinishReason, ChatToolCall, ChatUsageBody } from './chat-wire.js';
+import type { ChatCompletionBody, ChatFinishReason, ChatToolCall } from './chat-wire.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicStopReason, AnthropicUsage } from './messages-wire.js';
 import { parseArguments } from './request-translation.js';
-import { usageOf } from '../models/upstream/wire.js';
+import { usageOfAnthropic, usageOfChat } from '../models/upstream/usage-readers.js';
+import { usageBody } from '../models/openai-body.js';
 
 export function chatFinishReason(reason: AnthropicStopReason | null): ChatFinishReason | null {
   switch (reason) {
@@ -49,36 +50,6 @@ export function anthropicStop(finishReason: string | null, stopReason: unknown):
   return { stop_reason: anthropicStopReason(finishReason), stop_sequence: null };
 }
 
-/**
- * What lmgate bills, by kind. Anthropic counts cache reads and writes beside
- * `input_tokens`; lmgate's prompt total holds all three, and the parts are priced apart
- * (writes split by lifetime where `cache_creation` says, else taken as 5-minute writes).
- */
-export function usageOfAnthropic(usage: Pick<AnthropicUsage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation'>): Usage {
-  const written = usage.cache_creation_input_tokens ?? 0;
-  const read = usage.cache_read_input_tokens ?? 0;
-  const oneHour = Math.min(written, usage.cache_creation?.ephemeral_1h_input_tokens ?? 0);
-  const result: Usage = { promptTokens: usage.input_tokens + written + read, completionTokens: usage.output_tokens };
-  if (read > 0) result.cachedTokens = read;
-  if (written - oneHour > 0) result.cacheWriteTokens = written - oneHour;
-  if (oneHour > 0) result.cacheWrite1hTokens = oneHour;
-  return result;
-}
-
-/** A usage as OpenAI's `usage` object: the totals, and the parts priced apart in its `*_details`. */
-export function chatUsageBody(usage: Usage): ChatUsageBody {
-  const body: ChatUsageBody = {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
-  };
-  const writes = (usage.cacheWriteTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
-  if (writes > 0) body.prompt_tokens_details!.cache_write_tokens = writes;
-  if (usage.reasoningTokens) body.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
-  return body;
-}
-
 /** A usage in Anthropic's terms: cache reads and writes beside the plain input. */
 export function anthropicUsage(usage: Usage): AnthropicUsage {
   const read = usage.cachedTokens ?? 0;
@@ -121,7 +92,7 @@ export function anthropicToChatCompletion(message: AnthropicMessage, modelId: st
         ...(message.stop_reason === 'stop_sequence' && message.stop_sequence != null ? { stop_reason: message.stop_sequence } : {}),
       },
     ],
-    usage: chatUsageBody(usageOfAnthropic(message.usage)),
+    usage: usageBody(usageOfAnthropic(message.usage)),
   };
 }
 
@@ -142,6 +113,6 @@ export function chatCompletionToAnthropic(completion: ChatCompletionBody, modelI
     model: modelId,
     content,
     ...anthropicStop(completion.choices[0]?.finish_reason ?? null, completion.choices[0]?.stop_reason),
-    usage: anthropicUsage(usageOf(completion.usage) ?? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }),
+    usage: anthropicUsage(usageOfChat(completion.usage) ?? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }),
   };
 }

@@ -4,8 +4,10 @@
 import type { Usage } from '../billing/usage.js';
 import type { ChatChunkBody, ChatFinishReason } from './chat-wire.js';
 import type { AnthropicErrorObject, AnthropicStopReason, AnthropicStreamEvent, AnthropicUsage } from './messages-wire.js';
-import { anthropicStop, anthropicUsage, chatFinishReason, chatUsageBody, usageOfAnthropic } from './response-translation.js';
-import { usageOf } from '../models/upstream/wire.js';
+import { anthropicStop, anthropicUsage, chatFinishReason } from './response-translation.js';
+import { usageBody } from '../models/openai-body.js';
+import { usageOfAnthropic, usageOfChat } from '../models/upstream/usage-readers.js';
+import type { UsageMeter } from '../models/upstream/usage-meter.js';
 
 type Delta = ChatChunkBody['choices'][number]['delta'];
 
@@ -16,27 +18,24 @@ export class AnthropicStreamError extends Error {
   }
 }
 
-/** Anthropic events → chat chunks. */
+/**
+ * Anthropic events → chat chunks. What the events say about usage (the input at
+ * message_start, the output at message_delta) and the text the chunks deliver go to the
+ * call's meter, whose usage the final chunk shows.
+ */
 export class AnthropicToChatStream {
   private id = '';
   /** Chat's position of the tool call each Anthropic block index carries. */
   private readonly toolIndexOfBlock = new Map<number, number>();
   private startUsage: AnthropicUsage | undefined;
-  /** The input side of the usage, once message_start told it (completionTokens 0). */
-  private input: Usage | undefined;
-  private outputTokens: number | undefined;
-  /** message_delta reported the output count: the answer's usage is known. */
-  hasFinalUsage = false;
   /** message_stop came: the answer is complete. */
   isDone = false;
-  finishReason: ChatFinishReason | null = null;
-  /** What was sent as text and tool calls, to count when the stream ends early. */
-  deliveredText = '';
 
   constructor(
     private readonly modelId: string,
     private readonly createdUnixSec: number,
     private readonly includeUsage: boolean,
+    private readonly meter: UsageMeter,
   ) {}
 
   /** The chunks for one event (often none). Throws AnthropicStreamError on an `error` event. */
@@ -45,7 +44,7 @@ export class AnthropicToChatStream {
       case 'message_start': {
         this.id = event.message.id;
         this.startUsage = event.message.usage;
-        this.input = usageOfAnthropic({ ...event.message.usage, output_tokens: 0 });
+        this.meter.reportInput(usageOfAnthropic({ ...event.message.usage, output_tokens: 0 }));
         return [this.chunk({ role: 'assistant', content: '' })];
       }
       case 'content_block_start': {
@@ -55,7 +54,7 @@ export class AnthropicToChatStream {
         const index = this.toolIndexOfBlock.size;
         this.toolIndexOfBlock.set(event.index, index);
         const args = Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : '';
-        this.deliveredText += block.name + args;
+        this.meter.text(0, block.name + args);
         return [this.chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: args } }] })];
       }
       case 'content_block_delta': {
@@ -63,26 +62,26 @@ export class AnthropicToChatStream {
         if (delta.type === 'text_delta') return delta.text.length > 0 ? [this.text(delta.text)] : [];
         const index = this.toolIndexOfBlock.get(event.index);
         if (delta.type !== 'input_json_delta' || index === undefined || delta.partial_json.length === 0) return [];
-        this.deliveredText += delta.partial_json;
+        this.meter.text(0, delta.partial_json);
         return [this.chunk({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
       }
       case 'message_delta': {
         const usage = event.usage;
-        this.outputTokens = usage.output_tokens;
-        this.hasFinalUsage = true;
         // Newer servers repeat the input counts here; they are the final ones.
         // (message_start alone splits the cache writes by lifetime.)
-        if (usage.input_tokens != null) this.input = usageOfAnthropic({ cache_creation: this.startUsage?.cache_creation, ...usage, input_tokens: usage.input_tokens, output_tokens: 0 });
-        if (event.delta.stop_reason === null) return [];
-        this.finishReason = chatFinishReason(event.delta.stop_reason);
-        const finish = this.chunk({}, this.finishReason);
+        if (usage.input_tokens != null) this.meter.reportInput(usageOfAnthropic({ cache_creation: this.startUsage?.cache_creation, ...usage, input_tokens: usage.input_tokens, output_tokens: 0 }));
+        this.meter.reportOutput(usage.output_tokens);
+        const finishReason = chatFinishReason(event.delta.stop_reason);
+        if (finishReason === null) return [];
+        this.meter.finish(0, finishReason);
+        const finish = this.chunk({}, finishReason);
         if (event.delta.stop_reason === 'stop_sequence' && event.delta.stop_sequence != null) finish.choices[0]!.stop_reason = event.delta.stop_sequence;
         return [finish];
       }
       case 'message_stop': {
         this.isDone = true;
-        if (!this.includeUsage || this.input === undefined || this.outputTokens === undefined) return [];
-        return [{ ...this.base(), choices: [], usage: chatUsageBody({ ...this.input, completionTokens: this.outputTokens }) }];
+        if (!this.includeUsage || !this.meter.isReported) return [];
+        return [{ ...this.base(), choices: [], usage: usageBody(this.meter.usage()) }];
       }
       case 'error':
         throw new AnthropicStreamError(event.error);
@@ -91,13 +90,8 @@ export class AnthropicToChatStream {
     }
   }
 
-  /** The upstream's counts as far as they came: its input side (completion 0) and output count, undefined where they did not. */
-  reportedUsage(): { input: Usage | undefined; completionTokens: number | undefined } {
-    return { input: this.input, completionTokens: this.hasFinalUsage ? this.outputTokens : undefined };
-  }
-
   private text(text: string): ChatChunkBody {
-    this.deliveredText += text;
+    this.meter.text(0, text);
     return this.chunk({ content: text });
   }
 
@@ -128,7 +122,7 @@ export class ChatToAnthropicStream {
   push(chunk: ChatChunkBody): AnthropicStreamEvent[] {
     const events: AnthropicStreamEvent[] = [];
     this.start(events);
-    if (chunk.usage != null) this.usage = usageOf(chunk.usage) ?? { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+    if (chunk.usage != null) this.usage = usageOfChat(chunk.usage) ?? { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
     // Anthropic's message has one answer: the first choice's.
     const choice = chunk.choices.find((each) => each.index === 0);
     if (choice === undefined) return events;

@@ -8,6 +8,7 @@
 import { randomBase62 } from '../ids.js';
 import { formatCredits, microsToCredits } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
+import type { ChatUsageBody } from '../anthropic/chat-wire.js';
 
 export type FinishReason = 'stop' | 'length';
 
@@ -96,16 +97,18 @@ function usageJson(usage: Usage, costMicros: number): string {
 }
 
 /**
- * The usage lmgate writes for an upstream's answer (counted, or summed over choices): the
- * counts, the parts priced apart that it knows of, and the cost, nothing it does not know.
+ * A usage as OpenAI's `usage` object, as lmgate writes it for an answer it translated,
+ * counted or summed over choices: the totals, the parts priced apart that it knows of in
+ * their `*_details`, and the cost (left out only by the pure translations, whose caller
+ * prices the answer), nothing it does not know.
  */
-export function usageBody(usage: Usage, costMicros: number): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+export function usageBody(usage: Usage, costMicros?: number): ChatUsageBody {
+  const body: ChatUsageBody = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    cost: microsToCredits(costMicros),
   };
+  if (costMicros !== undefined) body.cost = microsToCredits(costMicros);
   const writes = (usage.cacheWriteTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
   if (usage.cachedTokens || writes > 0) body.prompt_tokens_details = { cached_tokens: usage.cachedTokens ?? 0, ...(writes > 0 ? { cache_write_tokens: writes } : {}) };
   if (usage.reasoningTokens) body.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };

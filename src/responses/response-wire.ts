@@ -3,7 +3,7 @@
 // terms of a usage record, and the text a response wrote, for an upstream that reports
 // no usage.
 import type { Usage } from '../billing/usage.js';
-import { isCount, isRecord } from '../models/upstream/wire.js';
+import { isRecord } from '../models/upstream/wire.js';
 
 /** The events that end a streamed response; each carries the whole `response`. */
 export const FINAL_RESPONSE_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -16,20 +16,6 @@ export function responseUsageJson(usage: Usage): Record<string, unknown> {
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.promptTokens + usage.completionTokens,
   };
-}
-
-/** A response's `usage`, when it has the two counts lmgate bills (output_tokens includes reasoning). */
-export function usageOfResponse(value: unknown): Usage | null {
-  if (!isRecord(value)) return null;
-  const { input_tokens: promptTokens, output_tokens: completionTokens } = value;
-  if (!isCount(promptTokens) || !isCount(completionTokens)) return null;
-  const usage: Usage = { promptTokens, completionTokens };
-  // The Responses API's parts priced apart, as OpenAI reports them.
-  const input = value.input_tokens_details;
-  if (isRecord(input) && isCount(input.cached_tokens) && input.cached_tokens > 0) usage.cachedTokens = input.cached_tokens;
-  const output = value.output_tokens_details;
-  if (isRecord(output) && isCount(output.reasoning_tokens) && output.reasoning_tokens > 0) usage.reasoningTokens = output.reasoning_tokens;
-  return usage;
 }
 
 /**

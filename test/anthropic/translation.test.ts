@@ -9,7 +9,9 @@ import type { ChatChunkBody, ChatCompletionBody } from '../../src/anthropic/chat
 import { anthropicErrorBody, anthropicErrorType, statusOfAnthropicErrorType } from '../../src/anthropic/error-types.js';
 import type { AnthropicMessage, AnthropicRequest, AnthropicStreamEvent } from '../../src/anthropic/messages-wire.js';
 import { anthropicToChatRequest, chatToAnthropicRequest } from '../../src/anthropic/request-translation.js';
-import { anthropicToChatCompletion, anthropicUsage, chatCompletionToAnthropic, usageOfAnthropic } from '../../src/anthropic/response-translation.js';
+import { anthropicToChatCompletion, anthropicUsage, chatCompletionToAnthropic } from '../../src/anthropic/response-translation.js';
+import { usageOfAnthropic } from '../../src/models/upstream/usage-readers.js';
+import { UsageMeter } from '../../src/models/upstream/usage-meter.js';
 import { AnthropicStreamError, AnthropicToChatStream, ChatToAnthropicStream } from '../../src/anthropic/stream-translation.js';
 import { ValidationError } from '../../src/errors.js';
 
@@ -242,7 +244,7 @@ const chatCompletion: fc.Arbitrary<ChatCompletionBody> = fc
         finish_reason: message.finish,
       },
     ],
-    usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion, prompt_tokens_details: { cached_tokens: 0 } },
+    usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
   }));
 
 describe('answers', () => {
@@ -397,7 +399,7 @@ describe('streams', () => {
   it('Anthropic events become chat chunks that add up to the whole answer’s translation, and back to the same message', () => {
     fc.assert(
       fc.property(anthropicMessage, ({ message, cuts }) => {
-        const toChat = new AnthropicToChatStream('mine', 1, true);
+        const toChat = new AnthropicToChatStream('mine', 1, true, new UsageMeter({ promptTokens: 0 }));
         const chunks = anthropicEvents(message, cuts).flatMap((event) => toChat.push(event));
         expect(toChat.isDone).toBe(true);
         const whole = anthropicToChatCompletion(message, 'mine', 1);
@@ -416,11 +418,13 @@ describe('streams', () => {
   });
 
   it('without include_usage no usage chunk is sent, and an error event ends the stream with the upstream’s error', () => {
-    const toChat = new AnthropicToChatStream('mine', 1, false);
+    const meter = new UsageMeter({ promptTokens: 0 });
+    const toChat = new AnthropicToChatStream('mine', 1, false, meter);
     const { message } = fc.sample(anthropicMessage, 1)[0]!;
     const chunks = anthropicEvents(message, [[]]).flatMap((event) => toChat.push(event));
     expect(chunks.every((chunk) => chunk.usage === undefined && chunk.choices.length === 1)).toBe(true);
-    expect(toChat.reportedUsage()).toEqual({ input: { promptTokens: message.usage.input_tokens, completionTokens: 0 }, completionTokens: message.usage.output_tokens });
+    // The events' counts still reach the call's meter, which bills them.
+    expect(meter.usage()).toEqual(usageOfAnthropic(message.usage));
     expect(() => toChat.push({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })).toThrow(AnthropicStreamError);
   });
 });

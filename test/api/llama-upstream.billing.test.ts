@@ -14,7 +14,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costMicros, type Prices } from '../../src/billing/pricing.js';
 import type { Usage } from '../../src/billing/usage.js';
-import { usageOf } from '../../src/models/upstream/wire.js';
+import { usageOfChat as usageOf } from '../../src/models/upstream/usage-readers.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { startLlamaServer, type LlamaServer } from '../helpers/llama-server.js';
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';

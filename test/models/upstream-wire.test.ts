@@ -9,8 +9,8 @@ import {
   textWithUsageCost,
   upstreamErrorOf,
   upstreamRequestText,
-  usageOf,
 } from '../../src/models/upstream/wire.js';
+import { usageOfChat as usageOf } from '../../src/models/upstream/usage-readers.js';
 
 function rename(text: string): string {
   return new ModelRenamer('lmgate-model').rename(text, JSON.parse(text) as Record<string, unknown>);

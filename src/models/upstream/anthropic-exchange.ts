@@ -3,17 +3,18 @@
 // event by event as the events arrive. Failures, timeouts, failover and the client's
 // disconnect are the Exchange's, as for an OpenAI upstream; an `error` event before
 // anything reached the client moves on to another deployment like an error status would.
-import type { Usage } from '../../billing/usage.js';
 import { AttemptFailure } from '../../errors.js';
 import { chatToAnthropicRequest } from '../../anthropic/request-translation.js';
-import { anthropicToChatCompletion, usageOfAnthropic } from '../../anthropic/response-translation.js';
+import { anthropicToChatCompletion } from '../../anthropic/response-translation.js';
 import { AnthropicStreamError, AnthropicToChatStream } from '../../anthropic/stream-translation.js';
 import { isAnthropicMessage, parseAnthropicEvent } from '../../anthropic/wire-readers.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
-import { unixSecNow } from '../openai-body.js';
-import { countTextTokens } from '../tokens.js';
+import { unixSecNow, usageBody } from '../openai-body.js';
+import { microsToCredits } from '../../billing/money.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
+import { UsageMeter } from './usage-meter.js';
+import { usageOfAnthropic } from './usage-readers.js';
 
 /**
  * The Anthropic request for a call: the client's own when it came in Anthropic's terms,
@@ -42,13 +43,17 @@ export class AnthropicCompletionExchange extends WholeAnswerExchange<BackendCall
     if (answer === undefined) return;
     if (!isAnthropicMessage(answer)) return this.fail(new AttemptFailure('bad_answer', 'upstream answer is not an Anthropic message', this.deployment.label));
     const completion = anthropicToChatCompletion(answer, this.call.modelId, unixSecNow());
-    this.succeed({ body: JSON.stringify(completion), usage: usageOfAnthropic(answer.usage), finishReason: completion.choices[0]!.finish_reason }, 'ok');
+    const usage = usageOfAnthropic(answer.usage);
+    completion.usage = usageBody(usage, this.call.chargeMicros(usage));
+    this.succeed({ body: JSON.stringify(completion), usage, finishReason: completion.choices[0]!.finish_reason }, 'ok');
   }
 }
 
 /** A streamed message: each event translated into chat chunks and sent as it arrives, paced by the client's socket. */
 export class AnthropicStreamExchange extends EventStreamExchange<BackendCall> {
   private readonly translator: AnthropicToChatStream;
+  /** The upstream's counts as they come; where they do not (a stream cut short: Anthropic tells the output count only at the end), lmgate's count of what the client was sent. */
+  private readonly meter: UsageMeter;
   /** The opening (role) chunk, held until something follows it: until then another deployment may still answer. */
   private held: string | undefined;
   private sentChunks = 0;
@@ -59,7 +64,8 @@ export class AnthropicStreamExchange extends EventStreamExchange<BackendCall> {
     private readonly sink: ChunkSink,
   ) {
     super(call, deployment, sink);
-    this.translator = new AnthropicToChatStream(call.modelId, unixSecNow(), call.includeUsage);
+    this.meter = new UsageMeter({ promptTokens: call.promptTokens });
+    this.translator = new AnthropicToChatStream(call.modelId, unixSecNow(), call.includeUsage, this.meter);
     try {
       this.start(requestText(call, deployment, true), true);
     } catch (err) {
@@ -73,6 +79,7 @@ export class AnthropicStreamExchange extends EventStreamExchange<BackendCall> {
     if (event === undefined) throw new AttemptFailure('bad_answer', 'upstream sent a malformed event', this.deployment.label);
     let isFull = false;
     for (const chunk of this.translator.push(event)) {
+      if (chunk.usage != null) chunk.usage.cost = microsToCredits(this.call.chargeMicros(this.meter.usage()));
       const text = JSON.stringify(chunk);
       if (event.type === 'message_start') {
         this.held = text;
@@ -98,11 +105,11 @@ export class AnthropicStreamExchange extends EventStreamExchange<BackendCall> {
   }
 
   protected finished(): StreamResult {
-    return { usage: this.usage(), finishReason: this.translator.finishReason };
+    return { usage: this.meter.usage(), finishReason: this.meter.finishReason };
   }
 
   protected partial(): StreamResult {
-    return { usage: this.usage(), finishReason: null };
+    return { usage: this.meter.usage(), finishReason: null };
   }
 
   /** Overloaded or rate-limited: another deployment may take it; anything else is a bad answer. */
@@ -110,19 +117,5 @@ export class AnthropicStreamExchange extends EventStreamExchange<BackendCall> {
     if (!(err instanceof AnthropicStreamError)) return this.failureOf(err);
     const isBusy = err.error.type === 'overloaded_error' || err.error.type === 'rate_limit_error';
     return new AttemptFailure(isBusy ? 'busy' : 'bad_answer', `upstream reported ${err.error.type} mid-stream`, this.deployment.label, err);
-  }
-
-  /**
-   * The upstream's counts; where they did not come (a stream cut short: Anthropic tells
-   * the output count only at the end), lmgate's count of what the client was sent.
-   */
-  private usage(): Usage {
-    const { input, completionTokens } = this.translator.reportedUsage();
-    const counted = input === undefined || completionTokens === undefined;
-    return {
-      ...(input ?? { promptTokens: this.call.promptTokens }),
-      completionTokens: completionTokens ?? countTextTokens(this.translator.deliveredText),
-      ...(counted ? { basis: 'counted' as const } : {}),
-    };
   }
 }

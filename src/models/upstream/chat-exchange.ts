@@ -5,12 +5,13 @@ import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { AttemptFailure } from '../../errors.js';
 import { formatCredits, microsToCredits } from '../../billing/money.js';
 import { usageBody } from '../openai-body.js';
-import { countTextTokens } from '../tokens.js';
 import { requestedMaxTokens } from '../../chat/chat-request.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
 import { StreamRelay } from './stream-relay.js';
-import { isRecord, ModelRenamer, plainCompletion, textOfMessage, textWithUsageCost, upstreamRequestText, usageOf } from './wire.js';
+import { UsageMeter } from './usage-meter.js';
+import { usageOfChat } from './usage-readers.js';
+import { isRecord, ModelRenamer, plainCompletion, textOfMessage, textWithUsageCost, upstreamRequestText } from './wire.js';
 
 /** A non-streamed completion: read whole, then relayed with lmgate's model id. */
 export class CompletionExchange extends WholeAnswerExchange<BackendCall> {
@@ -34,24 +35,26 @@ export class CompletionExchange extends WholeAnswerExchange<BackendCall> {
     if (!isRecord(answer) || !Array.isArray(answer.choices)) {
       return this.fail(new AttemptFailure('bad_answer', 'upstream answer is not a chat completion', this.deployment.label));
     }
-    const first: unknown = answer.choices[0];
-    const finishReason = isRecord(first) && typeof first.finish_reason === 'string' ? first.finish_reason : null;
-    let usage = usageOf(answer.usage);
-    const counted = countedOutputTokens(answer.choices, requestedMaxTokens(this.call.request));
-    if (usage === null) {
-      // Some Ollama and llama.cpp versions report none: count what they wrote, and tell
-      // the client, who expects OpenAI's `usage` on every completion.
-      usage = { promptTokens: this.call.promptTokens, completionTokens: counted, basis: 'counted' };
-      answer.usage = usageBody(usage, this.call.chargeMicros(usage));
-    } else if (answer.choices.length > 1 && usage.completionTokens < counted) {
-      // llama.cpp's server reports one choice's output for several: every choice is billed,
-      // and the usage shown says so beside its cost.
-      usage = { ...usage, completionTokens: counted, basis: 'counted' };
-      answer.usage = usageBody(usage, this.call.chargeMicros(usage));
-    } else if (isRecord(answer.usage)) {
+    const meter = new UsageMeter({ promptTokens: this.call.promptTokens, maxTokens: requestedMaxTokens(this.call.request) });
+    answer.choices.forEach((choice: unknown, position) => {
+      if (!isRecord(choice)) return;
+      const index = typeof choice.index === 'number' ? choice.index : position;
+      if (isRecord(choice.message)) meter.text(index, textOfMessage(choice.message));
+      else if (typeof choice.text === 'string') meter.text(index, choice.text); // a legacy completion
+      if (typeof choice.finish_reason === 'string') meter.finish(index, choice.finish_reason);
+    });
+    const reported = usageOfChat(answer.usage);
+    if (reported !== null) meter.report(reported);
+    const usage = meter.usage();
+    if (usage === reported && isRecord(answer.usage)) {
       answer.usage.cost = microsToCredits(this.call.chargeMicros(usage));
+    } else {
+      // No report (some Ollama and llama.cpp versions), or llama.cpp's one choice's output
+      // for several: lmgate's count, shown to the client, who expects OpenAI's `usage` on
+      // every completion, beside its cost.
+      answer.usage = usageBody(usage, this.call.chargeMicros(usage));
     }
-    this.succeed({ body: renamer.rename(JSON.stringify(answer), answer), usage, finishReason }, 'ok');
+    this.succeed({ body: renamer.rename(JSON.stringify(answer), answer), usage, finishReason: meter.finishReason }, 'ok');
   }
 }
 
@@ -90,21 +93,6 @@ export class StreamExchange extends EventStreamExchange<BackendCall> {
   protected partial(): StreamResult {
     return this.relay.partial();
   }
-}
-
-/**
- * lmgate's count of the choices' output: a choice cut at the client's max_tokens wrote
- * exactly that many of the model's tokens; any other is counted with lmgate's tokenizer.
- */
-function countedOutputTokens(choices: unknown[], maxTokens: number | undefined): number {
-  let tokens = 0;
-  for (const choice of choices) {
-    if (!isRecord(choice)) continue;
-    if (choice.finish_reason === 'length' && maxTokens !== undefined) tokens += maxTokens;
-    else if (isRecord(choice.message)) tokens += countTextTokens(textOfMessage(choice.message));
-    else if (typeof choice.text === 'string') tokens += countTextTokens(choice.text); // a legacy completion
-  }
-  return tokens;
 }
 
 /** The non-streamed request for an upstream: the client's text renamed in place when it can be, else serialized. */

@@ -5,6 +5,7 @@ import { AttemptFailure } from '../../errors.js';
 import type { EmbeddingCall } from '../backend.js';
 import type { Deployment } from './deployment.js';
 import { WholeAnswerExchange } from './exchange.js';
+import { usageOfEmbeddings } from './usage-readers.js';
 import { isRecord, upstreamRequestText } from './wire.js';
 
 export class EmbeddingExchange extends WholeAnswerExchange<EmbeddingCall> {
@@ -21,12 +22,10 @@ export class EmbeddingExchange extends WholeAnswerExchange<EmbeddingCall> {
     if (!isRecord(answer) || !Array.isArray(answer.data)) {
       return this.fail(new AttemptFailure('bad_answer', 'upstream answer is not a list of embeddings', this.deployment.label));
     }
-    const reported = isRecord(answer.usage) ? answer.usage.prompt_tokens : undefined;
-    const isReported = typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0;
-    const promptTokens = isReported ? reported : this.call.promptTokens;
+    // Nothing is generated: the input is the whole usage, reported or counted.
+    const usage = usageOfEmbeddings(answer.usage) ?? { promptTokens: this.call.promptTokens, completionTokens: 0, basis: 'counted' as const };
     answer.model = this.call.modelId;
-    answer.usage = { prompt_tokens: promptTokens, total_tokens: promptTokens };
-    const usage = isReported ? { promptTokens, completionTokens: 0 } : { promptTokens, completionTokens: 0, basis: 'counted' as const };
+    answer.usage = { prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens };
     this.succeed({ body: JSON.stringify(answer), usage, finishReason: null }, 'ok');
   }
 }

@@ -4,14 +4,13 @@
 // shown with lmgate's model id, whole or as its typed events, relayed as they arrive.
 // Usage is the upstream's input_tokens and output_tokens; where none came (a stream cut
 // short), lmgate's count of what the client was sent.
-import type { Usage } from '../../billing/usage.js';
 import { AttemptFailure } from '../../errors.js';
-import { FINAL_RESPONSE_EVENTS, finishReasonOfResponse, outputTextOfResponse, responseUsageJson, usageOfResponse } from '../../responses/response-wire.js';
+import { FINAL_RESPONSE_EVENTS, finishReasonOfResponse, outputTextOfResponse, responseUsageJson } from '../../responses/response-wire.js';
 import type { NamedEventSink, ResponsesCall, StreamResult } from '../backend.js';
-import { countTextTokens } from '../tokens.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
-import { DeliveredText } from './delivered-text.js';
+import { UsageMeter } from './usage-meter.js';
+import { usageOfResponse } from './usage-readers.js';
 import { isPlainObject, isRecord, parsedOrNull, textStringMember, upstreamRequestText } from './wire.js';
 
 /** How OpenAI's events begin: the type read off the text, without parsing a delta. */
@@ -33,11 +32,12 @@ export class ResponseExchange extends WholeAnswerExchange<ResponsesCall> {
     if (!isRecord(answer) || answer.object !== 'response' || !Array.isArray(answer.output)) {
       return this.fail(new AttemptFailure('bad_answer', 'upstream answer is not a response', this.deployment.label));
     }
-    let usage = usageOfResponse(answer.usage);
-    if (usage === null) {
-      usage = { promptTokens: this.call.promptTokens, completionTokens: countTextTokens(outputTextOfResponse(answer)), basis: 'counted' };
-      answer.usage = responseUsageJson(usage);
-    }
+    const meter = new UsageMeter({ promptTokens: this.call.promptTokens });
+    const reported = usageOfResponse(answer.usage);
+    if (reported !== null) meter.report(reported);
+    else meter.text(0, outputTextOfResponse(answer));
+    const usage = meter.usage();
+    if (reported === null) answer.usage = responseUsageJson(usage);
     answer.model = this.call.modelId;
     this.succeed({ body: JSON.stringify(answer), usage, finishReason: finishReasonOfResponse(answer) }, 'ok');
   }
@@ -50,10 +50,9 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
   private held: [string, string][] = [];
   /** The final event came (response.completed, .incomplete or .failed). */
   private isDone = false;
-  private reportedUsage: Usage | null = null;
   private finishReason: string | null = null;
-  /** The deltas' text, counted only if the upstream reports no usage. */
-  private readonly delivered = new DeliveredText();
+  /** The final event's usage; the deltas' text where it has none. */
+  private readonly meter: UsageMeter;
 
   constructor(
     call: ResponsesCall,
@@ -61,6 +60,7 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
     private readonly sink: NamedEventSink,
   ) {
     super(call, deployment, sink);
+    this.meter = new UsageMeter({ promptTokens: call.promptTokens });
     this.start(responsesRequestText(call, deployment.config.model), true, deployment.responsesPath);
   }
 
@@ -80,9 +80,9 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
         }
         if (FINAL_RESPONSE_EVENTS.has(type)) this.noteEnd(response);
       }
-    } else if (this.reportedUsage === null) {
+    } else if (!this.meter.isReported) {
       const delta = textStringMember(data, 'delta"') ?? parsedOrNull(data)?.delta;
-      if (typeof delta === 'string') this.delivered.add(delta);
+      if (typeof delta === 'string') this.meter.text(0, delta);
     }
     if (this.sentEvents === 0 && OPENING_EVENTS.has(type)) {
       this.held.push([type, text]);
@@ -106,11 +106,11 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
   }
 
   protected finished(): StreamResult {
-    return { usage: this.usage(), finishReason: this.finishReason };
+    return { usage: this.meter.usage(), finishReason: this.finishReason };
   }
 
   protected partial(): StreamResult {
-    return { usage: this.usage(), finishReason: null };
+    return { usage: this.meter.usage(), finishReason: null };
   }
 
   /** Any event but a delta, parsed and checked; an `error` event fails the attempt. */
@@ -130,13 +130,8 @@ export class ResponseStreamExchange extends EventStreamExchange<ResponsesCall> {
   private noteEnd(response: Record<string, unknown>): void {
     this.isDone = true;
     this.finishReason = finishReasonOfResponse(response);
-    this.reportedUsage = usageOfResponse(response.usage);
-    if (this.reportedUsage !== null) this.delivered.drop();
-  }
-
-  private usage(): Usage {
-    if (this.reportedUsage !== null) return this.reportedUsage;
-    return { promptTokens: this.call.promptTokens, completionTokens: this.delivered.tokens(), basis: 'counted' };
+    const reported = usageOfResponse(response.usage);
+    if (reported !== null) this.meter.report(reported);
   }
 }
 

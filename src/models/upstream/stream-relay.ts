@@ -3,8 +3,10 @@
 import type { Usage } from '../../billing/usage.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { AttemptFailure } from '../../errors.js';
-import { DeliveredText } from './delivered-text.js';
-import { isPlainObject, isRecord, ModelRenamer, parsedOrNull, textFinishReason, textIndexIsZero, textOfMessage, textStringMember, textUsage, textWithUsageCost, usageOf } from './wire.js';
+import { requestedMaxTokens } from '../../chat/chat-request.js';
+import { UsageMeter } from './usage-meter.js';
+import { usageOfChat } from './usage-readers.js';
+import { isPlainObject, isRecord, ModelRenamer, parsedOrNull, textFinishReason, textIndexIsZero, textOfMessage, textStringMember, textUsage, textWithUsageCost } from './wire.js';
 import { usageBody } from '../openai-body.js';
 import { formatCredits, microsToCredits } from '../../billing/money.js';
 
@@ -12,27 +14,23 @@ import { formatCredits, microsToCredits } from '../../billing/money.js';
 const NULL_USAGE = ',"usage":null';
 
 export class StreamRelay {
-  /** Generated text per choice index, counted only if the upstream reports no usage. */
-  private readonly texts = new Map<number, DeliveredText>();
   private readonly renamer: ModelRenamer;
-  private upstreamUsage: Usage | null = null;
+  /** The stream's usage: what the upstream reported, and the text delivered where it did not. */
+  private readonly meter: UsageMeter;
+  /** The upstream reported usage (for the whole stream, or some choice's). */
+  private hasReport = false;
   /**
    * Several choices (`n` > 1): llama.cpp's server sends one usage-only chunk per choice as
    * each finishes, each with the prompt and that choice's output. They are summed (the
    * prompt once) and the client is sent one usage, with one cost, at the end.
    */
   private readonly perChoiceUsage: boolean;
-  /** The choice whose finish came last: a per-choice usage chunk that follows is its. */
-  private lastFinished: number | null = null;
   /** The last usage-only chunk of a multi-choice stream: its id and created go on the summed one. */
   private lastUsageChunk: Record<string, unknown> | null = null;
-  private finishReason: string | null = null;
   private lastEvent: string | null = null;
   sentChunks = 0;
   /** The upstream said `[DONE]`. */
   isDone = false;
-  /** Some choice reported its finish_reason. */
-  hasFinished = false;
 
   constructor(
     private readonly call: BackendCall,
@@ -42,6 +40,12 @@ export class StreamRelay {
   ) {
     this.renamer = new ModelRenamer(call.modelId, upstreamModel);
     this.perChoiceUsage = (call.request.n ?? 1) > 1;
+    this.meter = new UsageMeter({ promptTokens: call.promptTokens, maxTokens: requestedMaxTokens(call.request), perChoiceReports: this.perChoiceUsage });
+  }
+
+  /** Some choice reported its finish_reason. */
+  get hasFinished(): boolean {
+    return this.meter.hasFinished;
   }
 
   /**
@@ -64,12 +68,12 @@ export class StreamRelay {
 
   /** The upstream ended the stream properly. */
   finish(): StreamResult {
-    const usage = this.usage();
+    const usage = this.meter.usage();
     if (this.call.includeUsage && this.lastUsageChunk !== null) {
       // The choices' usages, summed, in the form of the upstream's last usage chunk.
       const { id, created, object, system_fingerprint: fingerprint } = this.lastUsageChunk;
       this.sink.send(JSON.stringify({ id, object, created, model: this.call.modelId, system_fingerprint: fingerprint, choices: [], usage: usageBody(usage, this.call.chargeMicros(usage)) }));
-    } else if (this.call.includeUsage && this.upstreamUsage === null) {
+    } else if (this.call.includeUsage && !this.hasReport) {
       // The client asked for usage and the upstream gave none: lmgate's count, in the
       // final chunk OpenAI would have sent.
       const last = this.lastEvent === null ? null : parsedOrNull(this.lastEvent);
@@ -84,12 +88,12 @@ export class StreamRelay {
         }),
       );
     }
-    return { usage, finishReason: this.finishReason };
+    return { usage, finishReason: this.meter.finishReason };
   }
 
   /** The client went away: what it was sent. */
   partial(): StreamResult {
-    return { usage: this.usage(), finishReason: null };
+    return { usage: this.meter.usage(), finishReason: null };
   }
 
   /**
@@ -123,8 +127,8 @@ export class StreamRelay {
     const renamed = this.renamer.renameText(text);
     if (renamed === undefined) return undefined;
     if (usage !== null) this.noteUsage(usage);
-    else if (this.upstreamUsage === null) this.notePlainText(data);
-    if (finishReason !== null) this.noteFinishReason(finishReason, 0);
+    else if (!this.meter.isReported) this.notePlainText(data);
+    if (finishReason !== null) this.meter.finish(0, finishReason);
     return renamed;
   }
 
@@ -141,28 +145,20 @@ export class StreamRelay {
     if (chunk.error != null && !Array.isArray(chunk.choices)) {
       throw new AttemptFailure('bad_answer', 'upstream reported an error mid-stream', this.where, new Error(JSON.stringify(chunk.error)));
     }
-    const usage = usageOf(chunk.usage);
+    const usage = usageOfChat(chunk.usage);
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
+    // The chunk's events in their order: its texts, its finishes, then its usage, which
+    // (one choice's, see perChoiceUsage) follows the finish it belongs to.
+    this.noteTexts(chunk);
+    for (const choice of choices) this.noteFinish(choice);
+    if (usage !== null) this.noteUsage(usage);
     if (this.perChoiceUsage && usage !== null) {
-      // One choice's usage (see perChoiceUsage): on a chunk of its own after the choice's
-      // finish (chat), or on the choice's finishing chunk (legacy completions). Summed, and
-      // sent with the others at the end.
-      this.upstreamUsage = this.upstreamUsage === null ? usage : withOutputOf(this.upstreamUsage, usage);
+      // Sent with the others, summed, at the end.
       this.lastUsageChunk = chunk;
       delete chunk.usage;
-      if (choices.length === 0) {
-        if (this.lastFinished !== null) this.texts.delete(this.lastFinished);
-        return null;
-      }
-      for (const choice of choices) this.noteFinish(choice);
-      this.noteTexts(chunk);
-      if (this.lastFinished !== null) this.texts.delete(this.lastFinished);
+      if (choices.length === 0) return null;
       return this.renamer.rename(JSON.stringify(chunk), chunk);
     }
-    if (this.perChoiceUsage) this.noteTexts(chunk);
-    else if (usage !== null) this.noteUsage(usage);
-    else if (this.upstreamUsage === null) this.noteTexts(chunk);
-    for (const choice of choices) this.noteFinish(choice);
     let text = data;
     if (!this.call.includeUsage && chunk.usage !== undefined) {
       // The usage-only chunk lmgate asked for on its own account.
@@ -177,34 +173,15 @@ export class StreamRelay {
     return this.renamer.rename(text, chunk);
   }
 
-  /** The upstream's count it is: nothing kept needs counting. */
   private noteUsage(usage: Usage): void {
-    this.upstreamUsage = usage;
-    this.texts.clear();
+    this.hasReport = true;
+    this.meter.report(usage);
   }
 
+  /** Any choice finishing ends the stream properly. */
   private noteFinish(choice: unknown): void {
     if (!isRecord(choice) || typeof choice.finish_reason !== 'string') return;
-    this.noteFinishReason(choice.finish_reason, typeof choice.index === 'number' ? choice.index : 0);
-  }
-
-  /** Any choice finishing ends the stream properly; the answer's reason is the first choice's. */
-  private noteFinishReason(reason: string, index: number): void {
-    this.hasFinished = true;
-    this.lastFinished = index;
-    if (index === 0) this.finishReason = reason;
-  }
-
-  /**
-   * The upstream's usage; lmgate's count of what was delivered where it gave none (for a
-   * multi-choice stream, of the choices it had not reported when the stream ended).
-   */
-  private usage(): Usage {
-    if (this.upstreamUsage !== null && this.texts.size === 0) return this.upstreamUsage;
-    let completionTokens = 0;
-    for (const text of this.texts.values()) completionTokens += text.tokens();
-    if (this.upstreamUsage === null) return { promptTokens: this.call.promptTokens, completionTokens, basis: 'counted' };
-    return { ...this.upstreamUsage, completionTokens: this.upstreamUsage.completionTokens + completionTokens, basis: 'counted' };
+    this.meter.finish(typeof choice.index === 'number' ? choice.index : 0, choice.finish_reason);
   }
 
   /**
@@ -215,33 +192,21 @@ export class StreamRelay {
     // A legacy completion's chunk carries `text`, not a delta: parsed.
     const hasOtherText = data.includes('refusal"') || data.includes('reasoning') || data.includes('tool_calls"') || data.includes('function_call"') || data.includes('"text"');
     const content = hasOtherText || !textIndexIsZero(data) ? undefined : textStringMember(data, 'content"');
-    if (content !== undefined) return this.textOf(0).add(content);
+    if (content !== undefined) return this.meter.text(0, content);
     const chunk = parsedOrNull(data);
     if (chunk !== null) this.noteTexts(chunk);
   }
 
-  /** The generated text of a chunk's choices, by choice. */
+  /** The generated text of a chunk's choices, by choice (nothing once the upstream's report covers it). */
   private noteTexts(chunk: Record<string, unknown>): void {
-    if (!Array.isArray(chunk.choices)) return;
+    if (!Array.isArray(chunk.choices) || this.meter.isReported) return;
     for (const choice of chunk.choices) {
       if (!isRecord(choice)) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
-      if (isRecord(choice.delta)) this.textOf(index).add(textOfMessage(choice.delta));
-      else if (typeof choice.text === 'string') this.textOf(index).add(choice.text); // a legacy completion
+      if (isRecord(choice.delta)) this.meter.text(index, textOfMessage(choice.delta));
+      else if (typeof choice.text === 'string') this.meter.text(index, choice.text); // a legacy completion
     }
   }
-
-  private textOf(index: number): DeliveredText {
-    let text = this.texts.get(index);
-    if (text === undefined) this.texts.set(index, (text = new DeliveredText()));
-    return text;
-  }
-}
-
-/** A multi-choice stream's usage so far with another choice's output added: the prompt is the same one. */
-function withOutputOf(total: Usage, choice: Usage): Usage {
-  const reasoningTokens = (total.reasoningTokens ?? 0) + (choice.reasoningTokens ?? 0);
-  return { ...total, completionTokens: total.completionTokens + choice.completionTokens, ...(reasoningTokens > 0 ? { reasoningTokens } : {}) };
 }
 
 /** `text` without `fragment`, when it occurs exactly once; else undefined. */

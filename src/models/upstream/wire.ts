@@ -27,27 +27,6 @@ export function parsedOrNull(data: string): Record<string, unknown> | null {
   }
 }
 
-/**
- * An upstream `usage` object, when it has the two totals lmgate bills, with the parts
- * priced apart where it reports them: OpenAI's `prompt_tokens_details.cached_tokens` and
- * `completion_tokens_details.reasoning_tokens`, and `cache_write_tokens` beside cached
- * tokens (OpenRouter's form for providers that charge cache writes).
- */
-export function usageOf(value: unknown): Usage | null {
-  if (!isRecord(value)) return null;
-  const { prompt_tokens: promptTokens, completion_tokens: completionTokens } = value;
-  if (!isCount(promptTokens) || !isCount(completionTokens)) return null;
-  const usage: Usage = { promptTokens, completionTokens };
-  const prompt = value.prompt_tokens_details;
-  if (isRecord(prompt)) {
-    if (isCount(prompt.cached_tokens) && prompt.cached_tokens > 0) usage.cachedTokens = prompt.cached_tokens;
-    if (isCount(prompt.cache_write_tokens) && prompt.cache_write_tokens > 0) usage.cacheWriteTokens = prompt.cache_write_tokens;
-  }
-  const completion = value.completion_tokens_details;
-  if (isRecord(completion) && isCount(completion.reasoning_tokens) && completion.reasoning_tokens > 0) usage.reasoningTokens = completion.reasoning_tokens;
-  return usage;
-}
-
 /** Token kinds priced apart, as the keys that report them (in OpenAI's `*_details` objects) and where they go. */
 const PRICED_PARTS = [
   ['cached_tokens"', 'cachedTokens'],
