@@ -15,7 +15,8 @@ export interface ChatUsageBody {
   total_tokens: number;
   /** The credits charged (lmgate's, as OpenRouter reports it). */
   cost?: number;
-  prompt_tokens_details?: { cached_tokens: number; cache_write_tokens?: number };
+  /** `cache_write_tokens` counts every cache write; `cache_write_1h_tokens` (lmgate's) the part written for an hour. */
+  prompt_tokens_details?: { cached_tokens: number; cache_write_tokens?: number; cache_write_1h_tokens?: number };
   completion_tokens_details?: { reasoning_tokens: number };
 }
 

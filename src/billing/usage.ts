@@ -29,6 +29,20 @@ export interface Usage {
   basis?: UsageBasis;
 }
 
+/**
+ * OpenAI's usage shape counts every cache write in `cache_write_tokens`; lmgate adds
+ * `cache_write_1h_tokens`, the part written for an hour (Anthropic's `ephemeral_1h`), so
+ * that the usage it shows prices to the cost beside it. The part is cut to the whole.
+ */
+export function splitCacheWrites(usage: Usage, oneHourTokens: number): void {
+  const written = usage.cacheWriteTokens ?? 0;
+  const oneHour = Math.min(oneHourTokens, written);
+  if (oneHour <= 0) return;
+  usage.cacheWrite1hTokens = oneHour;
+  if (written - oneHour > 0) usage.cacheWriteTokens = written - oneHour;
+  else delete usage.cacheWriteTokens;
+}
+
 /** The input tokens billed at the plain input price: the total less its cached and cache-written parts. */
 export function plainInputTokens(usage: Usage): number {
   return usage.promptTokens - (usage.cachedTokens ?? 0) - (usage.cacheWriteTokens ?? 0) - (usage.cacheWrite1hTokens ?? 0);

@@ -265,7 +265,7 @@ export const configSchema = z
     // The demo models carry small prices so the meter visibly moves: a default lorem answer
     // (200 tokens) costs about 0.0016 credits, and its worst case (16,384 tokens) 0.13.
     // Told apart by `backend`, so that a mistake is reported where it is, not as "Invalid input".
-    models: z.record(z.string().min(1).max(200), z.discriminatedUnion('backend', [demoModel, upstreamModel]).superRefine(demoEndpointsFit).superRefine(nativeResponsesFit)).prefault({
+    models: z.record(z.string().min(1).max(200), z.discriminatedUnion('backend', [demoModel, upstreamModel]).superRefine(demoEndpointsFit).superRefine(openAIEndpointsFit)).prefault({
       'demo-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 0.5, output: 1.5 }, owned_by: 'lmgate', description: 'Answers with the last user message.' },
       'demo-lorem': { backend: 'demo', kind: 'lorem', tokens_per_sec: 80, default_tokens: 200, dimensions: 256, context: 128_000, max_output: 16_384, price: { input: 2, output: 8 }, owned_by: 'lmgate', description: 'Writes fluent filler text at a steady token rate.' },
       'demo-embed': { backend: 'demo', kind: 'embedding', tokens_per_sec: 0, default_tokens: 200, dimensions: 256, context: 8_192, max_output: 16_384, price: { input: 0.1, output: 0 }, owned_by: 'lmgate', description: 'Embeds text as deterministic, normalized vectors.' },
@@ -324,11 +324,12 @@ function demoEndpointsFit(model: z.output<typeof demoModel> | z.output<typeof up
 }
 
 /**
- * `responses: native` is OpenAI's Responses API on the deployment's own /responses: an
- * Anthropic deployment has none, and a model's /v1/responses is either passed through or
- * translated to chat, so its deployments agree (failover may land on any of them).
+ * OpenAI's own endpoints (/embeddings, and /completions and /responses with `native`) are
+ * for deployments of kind openai: Anthropic's API has none of them. A model's
+ * /v1/responses (and /v1/completions) is either passed through or translated to chat, so
+ * its deployments agree (failover may land on any of them).
  */
-function nativeResponsesFit(model: z.output<typeof demoModel> | z.output<typeof upstreamModel>, ctx: z.RefinementCtx): void {
+function openAIEndpointsFit(model: z.output<typeof demoModel> | z.output<typeof upstreamModel>, ctx: z.RefinementCtx): void {
   if (model.backend === 'demo') return;
   const completions = model.deployments.map((deployment) => deployment.completions === 'native');
   model.deployments.forEach((deployment, index) => {
@@ -341,6 +342,11 @@ function nativeResponsesFit(model: z.output<typeof demoModel> | z.output<typeof 
       code: 'custom',
       path: ['deployments'],
       message: 'set completions: native on every deployment of the model or on none: /v1/completions is passed through or translated to chat for the whole model',
+    });
+  }
+  if (model.endpoints?.includes('embeddings')) {
+    model.deployments.forEach((deployment, index) => {
+      if (deployment.kind === 'anthropic') ctx.addIssue({ code: 'custom', path: ['deployments', index, 'kind'], message: 'anthropic cannot serve embeddings: Anthropic\'s API has no /embeddings' });
     });
   }
   const native = model.deployments.map((deployment) => deployment.responses === 'native');

@@ -111,6 +111,7 @@ export function usageBody(usage: Usage, costMicros?: number): ChatUsageBody {
   if (costMicros !== undefined) body.cost = microsToCredits(costMicros);
   const writes = (usage.cacheWriteTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
   if (usage.cachedTokens || writes > 0) body.prompt_tokens_details = { cached_tokens: usage.cachedTokens ?? 0, ...(writes > 0 ? { cache_write_tokens: writes } : {}) };
+  if (usage.cacheWrite1hTokens) body.prompt_tokens_details!.cache_write_1h_tokens = usage.cacheWrite1hTokens;
   if (usage.reasoningTokens) body.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
   return body;
 }

@@ -1,12 +1,12 @@
-// Models served by OpenAI-compatible upstreams (vLLM, Ollama, llama.cpp's server, LM
-// Studio, OpenAI itself, any /v1 server). A model has one or more deployments; each call
-// picks one (weighted, preferring the least busy, skipping those cooling down), forwards
-// the client's request with only `model` rewritten, and relays the answer in OpenAI's
-// shape with lmgate's model id (upstream/chat-exchange.ts). A deployment of kind `anthropic`
-// speaks Anthropic's Messages API instead, translated both ways (upstream/anthropic-exchange.ts).
-// One that speaks OpenAI's Responses API (`responses: native`) also takes /v1/responses as
-// it is (upstream/responses-exchange.ts). Failover, circuit breakers and limits are the same
-// for every kind and API.
+// Models served by upstreams: OpenAI-compatible servers (vLLM, Ollama, llama.cpp's server,
+// LM Studio, OpenAI itself, any /v1 server) and Anthropic's API. A model has one or more
+// deployments; each call picks one (weighted, preferring the least busy, skipping those
+// cooling down) and runs on it through the adapter of the deployment's kind
+// (upstream/providers.ts), whose exchange speaks that provider's wire and meters the
+// answer (upstream/usage-meter.ts). A deployment that speaks OpenAI's Responses API
+// (`responses: native`) also takes /v1/responses as it is (upstream/responses-exchange.ts),
+// and one with `completions: native` /v1/completions. Failover, circuit breakers and
+// limits are the same for every kind and API.
 //
 // Failures before the client has seen anything (refused, reset, 5xx, 429, timeouts,
 // garbage) move on to another deployment; after the first chunk has gone out the stream
@@ -31,7 +31,7 @@ import { AttemptFailure, ClientGoneError } from '../errors.js';
 import { Deployment, type DeploymentObserver, type UpstreamDeployment } from './upstream/deployment.js';
 import type { Exchange, UpstreamCall } from './upstream/exchange.js';
 import { CompletionExchange, StreamExchange } from './upstream/chat-exchange.js';
-import { AnthropicCompletionExchange, AnthropicStreamExchange } from './upstream/anthropic-exchange.js';
+import { PROVIDERS, type ProviderAdapter } from './upstream/providers.js';
 import { EmbeddingExchange } from './upstream/embedding-exchange.js';
 import { ResponseExchange, ResponseStreamExchange } from './upstream/responses-exchange.js';
 import { countTokensUpstream } from './upstream/token-count.js';
@@ -86,7 +86,7 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
       pool = new Pool(url.origin, { connect: { timeout: config.timeouts.connectMs } });
       pools.set(poolKey, pool);
     }
-    return new Deployment(options.modelId ?? '', index, config, pool, options.now);
+    return new Deployment(options.modelId ?? '', index, config, pool, providerOf(config), options.now);
   });
 
   /** Weighted random among the untried deployments that take requests now. */
@@ -140,19 +140,11 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
   }
 
   function complete(call: BackendCall): Promise<CompletionResult> {
-    return withFailover(
-      call,
-      (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicCompletionExchange(call, deployment) : new CompletionExchange(call, deployment)),
-      clientGone,
-    );
+    return withFailover(call, (deployment) => providerOf(deployment.config).complete(call, deployment), clientGone);
   }
 
   function stream(call: BackendCall, sink: ChunkSink): Promise<StreamResult> {
-    return withFailover(
-      call,
-      (deployment) => (deployment.config.kind === 'anthropic' ? new AnthropicStreamExchange(call, deployment, sink) : new StreamExchange(call, deployment, sink)),
-      () => nothingGenerated(call),
-    );
+    return withFailover(call, (deployment) => providerOf(deployment.config).stream(call, deployment, sink), () => nothingGenerated(call));
   }
 
   /** Legacy completions passed through to the deployments' own /completions (`completions: native`). */
@@ -202,6 +194,10 @@ export function createOpenAICompatibleBackend(options: OpenAICompatibleBackendOp
   }
 
   return { complete, stream, completeText, streamText, embed, respond, streamResponse, countTokens, close, deployments };
+}
+
+function providerOf(config: UpstreamDeployment): ProviderAdapter {
+  return PROVIDERS[config.kind ?? 'openai'];
 }
 
 /** A whole answer whose client has gone: nobody is left to give it to. */

@@ -192,7 +192,7 @@ describe('loadConfig errors', () => {
     expect(loadConfig({ env: {}, cwd: dir }).models.u!.endpoints).toEqual(['embeddings', 'chat']);
   });
 
-  it('takes responses: native on OpenAI deployments; names the deployment of kind anthropic that sets it, a model whose deployments disagree, and an unknown value', () => {
+  it('takes responses: native on OpenAI deployments; names the deployment of kind anthropic that sets it or serves embeddings, a model whose deployments disagree, and an unknown value', () => {
     const url = 'http://127.0.0.1:9/v1';
     write('lmgate.yaml', `models:\n  n: { deployments: [{ url: "${url}", model: m, responses: native }, { url: "${url}", model: m2, responses: native }] }\n  c: { deployments: [{ url: "${url}", model: m }] }\n`);
     const config = loadConfig({ env: {}, cwd: dir });
@@ -201,12 +201,13 @@ describe('loadConfig errors', () => {
 
     write(
       'lmgate.yaml',
-      `models:\n  a: { deployments: [{ kind: anthropic, url: "${url}", model: claude, responses: native }] }\n  mixed: { deployments: [{ url: "${url}", model: m, responses: native }, { url: "${url}", model: m }] }\n  typo: { deployments: [{ url: "${url}", model: m, responses: nativ }] }\n`,
+      `models:\n  a: { deployments: [{ kind: anthropic, url: "${url}", model: claude, responses: native }] }\n  mixed: { deployments: [{ url: "${url}", model: m, responses: native }, { url: "${url}", model: m }] }\n  typo: { deployments: [{ url: "${url}", model: m, responses: nativ }] }\n  vectors: { endpoints: [embeddings], deployments: [{ url: "${url}", model: e }, { kind: anthropic, url: "${url}", model: claude }] }\n`,
     );
     const error = configError(() => loadConfig({ env: {}, cwd: dir }));
     expect(error.problems).toEqual(
       expect.arrayContaining([
         "models.a.deployments.0.responses: native needs a deployment of kind openai: Anthropic's API has no /responses",
+        "models.vectors.deployments.1.kind: anthropic cannot serve embeddings: Anthropic's API has no /embeddings",
         'models.mixed.deployments: set responses: native on every deployment of the model or on none: /v1/responses is passed through or translated to chat for the whole model',
         expect.stringMatching(/^models\.typo\.deployments\.0\.responses: .*"chat".*"native"/),
       ]),

@@ -148,6 +148,8 @@ describe('reading a chunk off its text', () => {
       chunk('"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]'),
       chunk('"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46,"completion_tokens_details":{"reasoning_tokens":5}}'),
       chunk('"choices":[{"index":1,"delta":{},"finish_reason":"length"}]'),
+      // lmgate's own usage, relayed by another lmgate: the 1-hour part of the cache writes.
+      chunk('"choices":[],"usage":{"prompt_tokens":1511,"completion_tokens":37,"prompt_tokens_details":{"cached_tokens":1000,"cache_write_tokens":300,"cache_write_1h_tokens":100}}'),
       chunk('"choices":[{"delta":{"content":"\\"finish_reason\\":\\"stop\\",\\"index\\":3"},"finish_reason":null}]'),
     ];
     for (const text of texts) {
@@ -155,6 +157,7 @@ describe('reading a chunk off its text', () => {
       const first = parsed.choices[0];
       const usage = textUsage(text);
       if (usage !== undefined) expect(usage, text).toEqual(usageOf(parsed.usage));
+      if (text.includes('cache_write_1h')) expect(usage).toEqual({ promptTokens: 1511, completionTokens: 37, cachedTokens: 1000, cacheWriteTokens: 200, cacheWrite1hTokens: 100 });
       expect(textFinishReason(text), text).toBe(first?.finish_reason ?? null);
       expect(textIndexIsZero(text), text).toBe((first?.index ?? 0) === 0);
     }

@@ -1,6 +1,5 @@
 // One upstream deployment of a model: where it is, how to talk to it, and how it is doing.
 import type { Pool } from 'undici';
-import { ANTHROPIC_VERSION } from '../../anthropic/messages-wire.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 
 export interface UpstreamTimeouts {
@@ -14,9 +13,19 @@ export interface UpstreamTimeouts {
   totalMs: number;
 }
 
+/** The API a deployment speaks: OpenAI's chat completions (the default) or Anthropic's Messages API. */
+export type ProviderKind = 'openai' | 'anthropic';
+
+/** What a deployment's provider decides of its addressing (providers.ts). */
+export interface ProviderWire {
+  /** Where a chat call goes, under the deployment's base URL. */
+  readonly chatPath: string;
+  /** The headers that carry the deployment's key (and the API version, where the provider asks one). */
+  authHeaders(apiKey: string | undefined, apiVersion: string | undefined): Record<string, string>;
+}
+
 export interface UpstreamDeployment {
-  /** The API it speaks: OpenAI's chat completions (the default) or Anthropic's Messages API. */
-  kind?: 'openai' | 'anthropic';
+  kind?: ProviderKind;
   /** Base URL ending in /v1, e.g. http://10.0.0.5:8000/v1. */
   url: string;
   /** The upstream's name for the model. */
@@ -74,22 +83,18 @@ export class Deployment {
     readonly index: number,
     readonly config: UpstreamDeployment,
     readonly pool: Pool,
+    provider: ProviderWire,
     now?: () => number,
   ) {
     const url = new URL(config.url);
-    const isAnthropic = config.kind === 'anthropic';
     const base = url.pathname.replace(/\/+$/, '');
-    this.path = `${base}${isAnthropic ? '/messages' : '/chat/completions'}`;
+    this.path = `${base}${provider.chatPath}`;
     this.embeddingsPath = `${base}/embeddings`;
     this.completionsPath = `${base}/completions`;
     this.countTokensPath = `${base}/messages/count_tokens`;
     this.responsesPath = `${base}/responses`;
     this.origin = url.origin;
-    const auth: Record<string, string> = isAnthropic
-      ? { 'anthropic-version': config.anthropicVersion ?? ANTHROPIC_VERSION, ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) }
-      : config.apiKey
-        ? { authorization: `Bearer ${config.apiKey}` }
-        : {};
+    const auth = provider.authHeaders(config.apiKey, config.anthropicVersion);
     this.jsonHeaders = { 'content-type': 'application/json', accept: 'application/json', ...auth };
     this.streamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream', ...auth };
     this.label = `${url.origin}${this.path} (${config.model})`;

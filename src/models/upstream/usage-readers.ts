@@ -3,7 +3,7 @@
 // counts lmgate bills are not there (the caller then counts, and says so in the basis).
 // The pass-through's text reader of OpenAI's usage (wire.ts `textUsage`) reads the same
 // members off the text; test/models/upstream-wire.test.ts holds it to `usageOfChat`.
-import type { Usage } from '../../billing/usage.js';
+import { splitCacheWrites, type Usage } from '../../billing/usage.js';
 import type { AnthropicUsage } from '../../anthropic/messages-wire.js';
 import { isCount, isRecord } from './wire.js';
 
@@ -11,7 +11,8 @@ import { isCount, isRecord } from './wire.js';
  * OpenAI's `usage` on a chat completion, a legacy completion or a chunk of either: the
  * two totals, with the parts priced apart where it reports them: `prompt_tokens_details.cached_tokens`,
  * `completion_tokens_details.reasoning_tokens`, and `cache_write_tokens` beside cached
- * tokens (OpenRouter's form for providers that charge cache writes).
+ * tokens (OpenRouter's form for providers that charge cache writes), with lmgate's
+ * `cache_write_1h_tokens`, the part of them written for an hour.
  */
 export function usageOfChat(value: unknown): Usage | null {
   if (!isRecord(value)) return null;
@@ -22,6 +23,7 @@ export function usageOfChat(value: unknown): Usage | null {
   if (isRecord(prompt)) {
     if (isCount(prompt.cached_tokens) && prompt.cached_tokens > 0) usage.cachedTokens = prompt.cached_tokens;
     if (isCount(prompt.cache_write_tokens) && prompt.cache_write_tokens > 0) usage.cacheWriteTokens = prompt.cache_write_tokens;
+    if (isCount(prompt.cache_write_1h_tokens)) splitCacheWrites(usage, prompt.cache_write_1h_tokens);
   }
   const completion = value.completion_tokens_details;
   if (isRecord(completion) && isCount(completion.reasoning_tokens) && completion.reasoning_tokens > 0) usage.reasoningTokens = completion.reasoning_tokens;

@@ -11,7 +11,7 @@
 // text's only member of that name wherever it sits, which in OpenAI's shapes is the one
 // meant. test/models/wire-text-reader.test.ts checks them against JSON.parse on
 // generated bodies.
-import type { Usage } from '../../billing/usage.js';
+import { splitCacheWrites, type Usage } from '../../billing/usage.js';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,6 +31,7 @@ export function parsedOrNull(data: string): Record<string, unknown> | null {
 const PRICED_PARTS = [
   ['cached_tokens"', 'cachedTokens'],
   ['cache_write_tokens"', 'cacheWriteTokens'],
+  ['cache_write_1h_tokens"', 'cacheWrite1hTokens'],
   ['reasoning_tokens"', 'reasoningTokens'],
 ] as const;
 
@@ -100,6 +101,12 @@ export function textUsage(text: string): Usage | null | undefined {
     const count = partCountAfter(text, at, key);
     if (count === undefined) return undefined;
     if (count > 0) usage[kind] = count;
+  }
+  if (usage.cacheWrite1hTokens !== undefined) {
+    // Read as the whole's part: split as the parsed reader does.
+    const oneHour = usage.cacheWrite1hTokens;
+    delete usage.cacheWrite1hTokens;
+    splitCacheWrites(usage, oneHour);
   }
   return usage;
 }
