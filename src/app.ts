@@ -12,7 +12,7 @@ import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { memoryFailureThrottle } from './dashboard/sign-in-throttle.js';
 import type { Config } from './config/schema.js';
-import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
+import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, refuseExpectation, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { InFlight } from './http/in-flight.js';
 import { readTls } from './http/transport-policy.js';
@@ -100,6 +100,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler,
     frameworkErrors,
+    // Node would refuse these itself with an empty body: lmgate refuses in its own (client-errors.ts).
+    http: { requireHostHeader: false },
   } as FastifyServerOptions);
 
   const keyCache = new KeyCache();
@@ -156,7 +158,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onRequest', checkRequestHead);
   app.addHook('onRequest', services.inFlight.refuseWhileDraining);
   app.server.on('connect', refuseConnect);
-  installErrorHandling(app);
+  app.server.on('checkExpectation', refuseExpectation);
+  installErrorHandling(app, metrics);
 
   if (payments) {
     await stripeWebhookRoute(app, payments);

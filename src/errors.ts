@@ -12,6 +12,7 @@ import {
   UnsupportedContentEncodingError,
   UnsupportedMediaTypeError,
   UriTooLongError,
+  ExpectationFailedError,
 } from './request-errors.js';
 
 export { LmgateError } from './lmgate-error.js';
@@ -237,6 +238,11 @@ export class PaymentProviderError extends LmgateError {
   readonly code = 'payment_provider_failed';
 }
 
+/** A signed webhook body that is not an event lmgate can apply; the message says why. */
+export class WebhookEventInvalidError extends LmgateError {
+  readonly code = 'webhook_event_invalid';
+}
+
 /** The client went away before its answer was complete: status 499, nobody to tell. */
 export class ClientGoneError extends LmgateError {
   readonly code = 'client_gone';
@@ -349,6 +355,7 @@ export type KnownError =
   | MalformedJsonError
   | MalformedRequestError
   | UnsupportedContentEncodingError
+  | ExpectationFailedError
   | RequestTimeoutError
   | UriTooLongError
   | HeadersTooLargeError
@@ -363,6 +370,7 @@ export type KnownError =
   | UpstreamRejectedError
   | ClientGoneError
   | PaymentProviderError
+  | WebhookEventInvalidError
   | AttemptFailure
   | BalanceWouldGoNegativeError
   | EmailTakenError

@@ -18,13 +18,24 @@ export type MalformedRequestReason =
   | { kind: 'http' }
   | { kind: 'url' }
   | { kind: 'duplicate_header'; header: string }
-  | { kind: 'transfer_coding'; coding: string };
+  | { kind: 'transfer_coding'; coding: string }
+  /** An HTTP/1.1 request without Host (RFC 9112 §3.2). */
+  | { kind: 'missing_host' };
 
 export class MalformedRequestError extends LmgateError {
   readonly code = 'malformed_request';
 
   constructor(readonly reason: MalformedRequestReason) {
     super(`malformed request: ${reason.kind}`);
+  }
+}
+
+/** `Expect` asks for something other than 100-continue, the only expectation HTTP defines. */
+export class ExpectationFailedError extends LmgateError {
+  readonly code = 'expectation_failed';
+
+  constructor(readonly expectation: string) {
+    super(`unsupported expectation ${expectation}`);
   }
 }
 

@@ -1,12 +1,16 @@
 // Refusals decided before a route runs: by Node's HTTP parser (framing, header syntax,
-// sizes, timeouts), by the router (bad URL encoding, over-long parameters), or by the rule
-// that a singleton header appears once. Each is rendered by error-reply.ts like any other
-// error, so a client sees one body shape whichever layer said no.
+// sizes, timeouts), by the router (bad URL encoding, over-long parameters), or by lmgate's
+// reading of the head (a method no route has, a missing Host, an expectation other than
+// 100-continue, a singleton header twice). Node answers some of these itself with an empty
+// body unless told not to (app.ts: `requireHostHeader: false`, and the server's
+// `checkExpectation` here); each is rendered by error-reply.ts like any other error, so a
+// client sees one body shape whichever layer said no.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import {
+  ExpectationFailedError,
   HeadersTooLargeError,
   MalformedRequestError,
   MethodNotAllowedError,
@@ -16,7 +20,7 @@ import {
   type LmgateError,
 } from '../errors.js';
 import { renderError } from './error-reply.js';
-import { HTTP_METHODS } from './error-handler.js';
+import { HTTP_METHODS, missError } from './error-handler.js';
 import { generateRequestId } from './request-id.js';
 
 /**
@@ -93,6 +97,17 @@ export function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
   socket.destroy();
 }
 
+/**
+ * The server's `checkExpectation`: an `Expect` other than 100-continue, which Node would
+ * refuse with an empty 417. The body is not read; the connection closes after the answer.
+ */
+export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const requestId = generateRequestId(request);
+  const { status, headers, body } = renderError(new ExpectationFailedError(String(request.headers.expect)), requestId);
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId });
+  response.end(JSON.stringify(body));
+}
+
 function writeRefusal(socket: Duplex, err: LmgateError): void {
   const requestId = generateRequestId(NO_HEADERS);
   const { status, headers, body } = renderError(err, requestId);
@@ -117,6 +132,9 @@ export function frameworkErrors(err: Error, request: FastifyRequest, reply: Fast
   reply.code(status).headers(headers).header('x-request-id', request.id).send(body);
 }
 
+/** The methods some route is registered for: any other gets 404 or 405 before its body is read. */
+const SERVED_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
+
 /** Headers that must appear at most once: two of them means two readers may disagree. */
 const SINGLETON_HEADERS = ['Authorization', 'Host', 'Content-Type'];
 const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
@@ -124,6 +142,8 @@ const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
 /**
  * The root `onRequest` check of what Node's parser lets through but lmgate cannot read
  * unambiguously, or will not, before anything reads a key:
+ * - a method no route has (QUERY, PROPFIND...): 405 or 404, before the framework reads a body;
+ * - an HTTP/1.1 request without Host;
  * - a URL over 8 KiB, which Node lets through while the headers leave it room;
  * - a repeated singleton header: Node keeps the first and drops the rest, while a proxy in
  *   front may read the last;
@@ -132,11 +152,14 @@ const SINGLETON_KEYS = SINGLETON_HEADERS.map((name) => name.toLowerCase());
  * - a compressed body (Content-Encoding): it would be parsed as if it were not.
  */
 export const checkRequestHead: onRequestHookHandler = (request, _reply, done) => {
-  if (request.raw.url!.length > URL_TOO_LONG_AT) return done(new UriTooLongError());
-  const raw = request.raw.rawHeaders;
+  const raw = request.raw;
+  if (!SERVED_METHODS.has(raw.method!)) return done(missError(request));
+  if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) return done(new MalformedRequestError({ kind: 'missing_host' }));
+  if (raw.url!.length > URL_TOO_LONG_AT) return done(new UriTooLongError());
+  const rawHeaders = raw.rawHeaders;
   let seen = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
     // Cheap length test first: most header names match none of the three.
     if (name.length !== 4 && name.length !== 12 && name.length !== 13) continue;
     const index = SINGLETON_KEYS.indexOf(name.toLowerCase());

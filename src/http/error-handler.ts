@@ -3,8 +3,8 @@
 // plugin scope with another surface (the dashboard) installs the same handlers with its own.
 import FindMyWay from 'find-my-way';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MethodNotAllowedError, RouteNotFoundError } from '../errors.js';
-import { logLevelOf, reasonOf, renderError, type ErrorReply, type Surface } from './error-reply.js';
+import { ClientGoneError, MethodNotAllowedError, RouteNotFoundError } from '../errors.js';
+import { knownError, logLevelOf, reasonOf, renderError, type ErrorReply, type Surface } from './error-reply.js';
 
 /** The methods lmgate serves on some path. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -13,6 +13,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The methods some route answers on `path`, for 405's Allow. */
     allowedMethods(path: string): string[];
+    failureObserver: FailureObserver;
   }
   interface FastifyRequest {
     /** Why this request failed (error-reply.ts reasonOf), once the error handler has seen it. */
@@ -24,8 +25,14 @@ declare module 'fastify' {
   }
 }
 
+/** What the error handlers tell the metrics. */
+export interface FailureObserver {
+  /** A client closed the connection while its request was being read. */
+  clientGone(): void;
+}
+
 /** On the root instance, before any route is registered. */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, observer: FailureObserver): void {
   // A shadow router holding every path with its methods, only consulted on a miss.
   const routeTable = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
@@ -36,6 +43,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
   });
   app.decorateRequest('failure', null);
+  app.decorate('failureObserver', observer);
   app.decorate('allowedMethods', (path: string) => HTTP_METHODS.filter((method) => routeTable.find(method as 'GET', path) !== null));
   useErrorSurface(app, 'api');
 }
@@ -43,6 +51,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 /** The error and not-found handlers of `scope`, rendering for `surface`. */
 export function useErrorSurface(scope: FastifyInstance, surface: Surface): void {
   scope.setErrorHandler((err: FastifyError, request, reply) => {
+    if (knownError(err) instanceof ClientGoneError) request.server.failureObserver.clientGone();
     logFailure(request, err);
     request.failure = reasonOf(err);
     keepConnectionAfterUnreadBody(err, reply);

@@ -2,10 +2,13 @@
 // the parser's refusals, the SSE writer, the dashboard) is an error of ours looked up in
 // error-table.ts and written in the unified body.
 import {
+  ClientGoneError,
+  HeadersTooLargeError,
   LmgateError,
   MalformedJsonError,
   MalformedRequestError,
   PayloadTooLargeError,
+  RequestTimeoutError,
   UnsupportedMediaTypeError,
   UriTooLongError,
   type KnownError,
@@ -49,15 +52,40 @@ export function logLevelOf(err: unknown): ErrorRow['log'] {
   return rowOf(knownError(err)).log;
 }
 
-/** Ours as it is; Fastify's and the JSON parser's translated; anything else undefined (a 500). */
+/**
+ * Ours as it is; Fastify's, Node's and the JSON parser's translated; anything else
+ * undefined (a 500). A framework error this table does not name is rendered by its status:
+ * a refusal of the request is never an unexpected error.
+ */
 export function knownError(err: unknown): KnownError | undefined {
   if (err instanceof LmgateError) return err as KnownError;
   if (typeof err !== 'object' || err === null) return undefined;
-  const code = (err as { code?: unknown }).code;
+  const { code, statusCode } = err as { code?: unknown; statusCode?: unknown };
   if (typeof code === 'string' && code in FASTIFY_ERROR_CODES) return FASTIFY_ERROR_CODES[code]!(err);
+  // The client closed the connection while its body was being read ("aborted").
+  if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') return new ClientGoneError();
   // JSON parse failures from raw-body parsers.
   if (err instanceof SyntaxError) return new MalformedJsonError(err);
+  if (typeof code === 'string' && code.startsWith('FST_ERR_') && typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return refusalOfStatus(statusCode);
   return undefined;
+}
+
+/** A framework refusal of the request, by its status: the nearest of ours. */
+function refusalOfStatus(status: number): KnownError {
+  switch (status) {
+    case 408:
+      return new RequestTimeoutError();
+    case 413:
+      return new PayloadTooLargeError();
+    case 414:
+      return new UriTooLongError();
+    case 415:
+      return new UnsupportedMediaTypeError(undefined);
+    case 431:
+      return new HeadersTooLargeError();
+    default:
+      return new MalformedRequestError({ kind: 'http' });
+  }
 }
 
 const FASTIFY_ERROR_CODES: Record<string, (err: { message?: string }) => KnownError> = {

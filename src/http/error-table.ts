@@ -54,6 +54,7 @@ export const API_ERRORS: ErrorTable = {
   malformed_json: () => row(400, 'The request body is not valid JSON.'),
   malformed_request: (err) => row(400, malformedMessage(err)),
   unsupported_content_encoding: () => row(415, 'Content-Encoding must be identity: request bodies are not decompressed.'),
+  expectation_failed: () => row(417, 'The Expect header may only be 100-continue.', { headers: { connection: 'close' } }),
   request_timeout: () => row(408, 'The request was not received in time.'),
   uri_too_long: () => row(414, 'The request URL is too long.'),
   headers_too_large: () => row(431, 'The request headers are too large.'),
@@ -85,6 +86,8 @@ export const API_ERRORS: ErrorTable = {
     row(400, 'Stored responses are not supported: send the whole conversation in input instead of previous_response_id.', { extra: { param: 'previous_response_id' } }),
   store_unsupported: () => row(400, 'Stored responses are not supported: leave store unset or set it to false.', { extra: { param: 'store' } }),
   webhook_signature_invalid: () => row(400, 'The webhook signature is not valid.'),
+  // Signed, so it came from Stripe or whoever holds the secret: worth a look, never a 500.
+  webhook_event_invalid: () => row(400, 'The webhook body is not a Stripe event lmgate can apply.', { log: 'warn' }),
   payment_provider_failed: () => row(502, 'The payment provider could not complete the request. Please try again.', { log: 'error' }),
   payments_disabled: () => row(404, 'Payments are not enabled.'),
   cross_origin: () => row(403, 'Cross-origin request refused.'),
@@ -165,6 +168,7 @@ function malformedMessage({ reason }: MalformedRequestError): string {
   if (reason.kind === 'duplicate_header') return `The ${reason.header} header may appear only once.`;
   if (reason.kind === 'url') return 'The request URL is not valid.';
   if (reason.kind === 'transfer_coding') return 'Transfer-Encoding may only be chunked.';
+  if (reason.kind === 'missing_host') return 'An HTTP/1.1 request must carry a Host header.';
   return 'The request is not valid HTTP.';
 }
 

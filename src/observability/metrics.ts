@@ -48,6 +48,11 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
     help: 'Usage records in batches the store has committed.',
     registers: [this.registry],
   });
+  private readonly clientsGone = new Counter({
+    name: 'lmgate_clients_gone_total',
+    help: 'Requests whose client closed the connection before lmgate had read them (a body cut off).',
+    registers: [this.registry],
+  });
   private readonly chargesCapped = new Counter({
     name: 'lmgate_charges_capped_total',
     help: 'Usage charges the balance could not cover in full, cut to what was left (should stay 0).',
@@ -211,6 +216,10 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
   batchWritten(records: number, seconds: number): void {
     this.usageWrites.observe(seconds);
     this.usageRecords.inc(records);
+  }
+
+  clientGone(): void {
+    this.clientsGone.inc();
   }
 
   chargeCapped(charge: CappedCharge): void {

@@ -120,7 +120,7 @@ describe('an lmgate whose dashboard was never built', () => {
 
   it('still starts, and its pages say how to build the app', async () => {
     const app = Fastify();
-    installErrorHandling(app);
+    installErrorHandling(app, { clientGone: () => undefined });
     await app.register(webAppRoutes, { distDir: emptyDir });
     try {
       for (const page of WEB_APP_PAGES) {

@@ -1,6 +1,7 @@
 // The fuzzer's cases: a pure function of (seed, index, target), so any case can be replayed
 // alone. Three families: structured mutations of valid chat requests, framing and byte
 // abuse of HTTP itself, and abuse of the headers lmgate reads.
+import { METHODS } from 'node:http';
 import { createRandom } from '../../src/models/lorem-text.js';
 
 /** What the cases are aimed at: keys of accounts in different states, and model names. */
@@ -269,6 +270,28 @@ function framingCase(random: Random, target: FuzzTarget, tag: [string, string]):
     () => ({ description: 'HTTP/2 preface', chunks: [Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n')], mayWait: true }),
     () => ({ description: 'HTTP/1.0 without Host', chunks: [Buffer.from(`GET /v1/models HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`)], mayWait: false }),
     () => ({ description: 'an unknown HTTP version', chunks: [Buffer.from(`GET /v1/models HTTP/${pick(random, ['1.2', '2.0', '9.9', '0.9'])}\r\nHost: localhost\r\n\r\n`)], mayWait: false }),
+    () => {
+      // Every method Node's parser accepts (CONNECT has a case of its own), on paths with and without routes, with and without a body.
+      const method = pick(random, METHODS.filter((each) => each !== 'CONNECT'));
+      const target = pick(random, ['/v1/models/x', '/v1/chat/completions', '/..%2fetc%2fpasswd', '/', '/v1/nothing']);
+      const withBody = random() < 0.5;
+      return {
+        description: `method ${method} on ${target}${withBody ? ' with a body' : ''}`,
+        chunks: [request(method, target, withBody ? base([['Content-Length', String(body.length)]]) : [['Host', 'localhost'], tag], withBody ? body : Buffer.alloc(0))],
+        mayWait: false,
+      };
+    },
+    () => {
+      const expectation = pick(random, ['', '200-ok', 'garbage', '100-continue, x', '101-switch', 'a'.repeat(300)]);
+      return { description: `Expect: ${expectation.slice(0, 20)}`, chunks: [request('POST', path, base([['Content-Length', String(body.length)], ['Expect', expectation]]), body)], mayWait: false };
+    },
+    () => ({ description: 'HTTP/1.1 without Host', chunks: [Buffer.from(`GET /v1/models HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nX-Request-Id: ${tag[1]}\r\n\r\n`)], mayWait: false }),
+    () => ({
+      description: 'a complete request, then bytes that are not HTTP on the same connection',
+      chunks: [request('POST', path, base([['Content-Length', String(body.length)]]), body), pick(random, [Buffer.from('\x00\x01garbage\r\n\r\n'), randomBytes(random, 1 + Math.floor(random() * 200)), Buffer.from('GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')])],
+      mayWait: false,
+      requests: 2,
+    }),
     () => ({ description: 'an unknown method', chunks: [Buffer.from(`${pick(random, ['BREW', 'get', 'PROPFIND', 'TRACE', 'G\x01T'])} /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n`)], mayWait: false }),
     () => ({ description: 'CONNECT', chunks: [Buffer.from('CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n')], mayWait: false }),
     () => ({ description: 'odd paths', chunks: [Buffer.from(`GET ${pick(random, ['/v1/models/%zz', '/v1/models/%', '//v1/models', '/v1/../v1/models', '*', 'http://example.com/v1/models', '/v1/models?%zz=1', '/v1/models/%00', '/v1/models/a%2Fb', `/v1/models/${'m'.repeat(300)}`])} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`)], mayWait: false }),

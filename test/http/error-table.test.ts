@@ -1,3 +1,4 @@
+import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ClientGoneError, ForbiddenError, RateLimitedError, Refusal, RouteNotFoundError, ValidationError } from '../../src/errors.js';
 import { logLevelOf, renderError, statusOf } from '../../src/http/error-reply.js';
@@ -61,5 +62,24 @@ describe('the error table', () => {
       expect(row.status).toBeLessThan(600);
       expect(row.message.length).toBeGreaterThan(0);
     }
+  });
+
+  it('renders every framework refusal (each FST_ERR_* with a 4xx status) as a 4xx, never as an unexpected 500', () => {
+    const refusals = Object.entries(errorCodes)
+      .map(([code, make]) => [code, new (make as new (...args: string[]) => Error & { statusCode?: number })('a', 'b', 'c')] as const)
+      .filter(([, err]) => err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500);
+    expect(refusals.length).toBeGreaterThan(10);
+    for (const [code, err] of refusals) {
+      const reply = renderError(err, 'req_1');
+      expect(reply.status, code).toBeGreaterThanOrEqual(400);
+      expect(reply.status, code).toBeLessThan(500);
+      expect(logLevelOf(err), code).not.toBe('error');
+    }
+  });
+
+  it('a client that left while its body was being sent is a client gone, logged at debug, not an unexpected error', () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    expect(statusOf(aborted)).toBe(499);
+    expect(logLevelOf(aborted)).toBe('debug');
   });
 });

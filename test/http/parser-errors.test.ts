@@ -1,6 +1,8 @@
 // Refusals from below the routes (Node's parser, the router, the singleton-header rule)
 // answer in the spec's body like every other error, over raw sockets since no proper
 // client can send these requests.
+import { METHODS } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyClientError } from '../../src/http/client-errors.js';
 import { renderError } from '../../src/http/error-reply.js';
@@ -161,6 +163,66 @@ describe('CONNECT', () => {
     expectUnified(response, 405, 'Method not allowed.');
     expect(response.headers.allow?.[0]).toContain('POST');
     expect(response.closed).toBe(true);
+  });
+});
+
+describe('what Node would refuse itself with an empty body', () => {
+  it('an HTTP/1.1 request without Host: 400 in the unified body; HTTP/1.0 needs none', async () => {
+    const response = await sendRaw(port, `GET /v1/models HTTP/1.1\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`);
+    expectUnified(response, 400, 'An HTTP/1.1 request must carry a Host header.');
+    const old = await sendRaw(port, `GET /v1/models HTTP/1.0\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`);
+    expect(old.status).toBe(200);
+  });
+
+  for (const expectation of ['', '200-ok', 'garbage']) {
+    it(`Expect: ${JSON.stringify(expectation)}: 417 in the unified body, the body never read, the connection closed`, async () => {
+      const response = await sendRaw(port, post(`Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\nExpect: ${expectation}\r\n`), { untilClose: true });
+      expectUnified(response, 417, 'The Expect header may only be 100-continue.');
+      expect(response.responses).toHaveLength(1);
+      expect(response.closed).toBe(true);
+    });
+  }
+
+  it('Expect: 100-continue is honoured', async () => {
+    const response = await sendRaw(port, post(`Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\nExpect: 100-continue\r\n`));
+    expect(response.raw).toContain('HTTP/1.1 100 Continue');
+    expect(response.raw).toContain('HTTP/1.1 200 OK');
+  });
+});
+
+describe('methods no route has', () => {
+  it('QUERY, with or without a body, gets 405 with Allow on a path that has other methods, 404 elsewhere', async () => {
+    const onModel = await sendRaw(port, `QUERY /v1/models/x HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expectUnified(onModel, 405, 'Method not allowed.');
+    expect(onModel.headers.allow).toEqual(['GET, HEAD']);
+    const withBody = await sendRaw(port, `QUERY /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`);
+    expectUnified(withBody, 405, 'Method not allowed.');
+    const nowhere = await sendRaw(port, `QUERY /..%2fetc%2fpasswd HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expect(nowhere.status).toBe(404);
+    expect(JSON.parse(nowhere.body).error.code).toBe(404);
+  });
+
+  it('every method Node parses is answered in the unified body, never with a 5xx', async () => {
+    for (const method of METHODS.filter((each) => each !== 'CONNECT')) {
+      const response = await sendRaw(port, `${method} /v1/models/x HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`, { head: method === 'HEAD' });
+      expect(response.status, method).toBeLessThan(500);
+      expect(response.headers['x-request-id'], method).toBeDefined();
+      if (response.status >= 400 && method !== 'HEAD') expect(JSON.parse(response.body).error.code, method).toBe(response.status);
+    }
+  });
+});
+
+describe('a client that leaves while sending its body', () => {
+  it('is counted as gone, not as a failure', async () => {
+    const gone = async (): Promise<number> => Number(/^lmgate_clients_gone_total (\d+)$/m.exec(await (await fetch(`${t.origin}/metrics`)).text())?.[1]);
+    const before = await gone();
+    expect(before).toBeGreaterThanOrEqual(0);
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(post(`Content-Type: application/json\r\nContent-Length: ${BODY.length + 100}\r\n`));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.resetAndDestroy();
+    await expect.poll(gone, { timeout: 2_000 }).toBe(before + 1);
   });
 });
 
