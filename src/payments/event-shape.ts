@@ -39,7 +39,8 @@ const CheckoutSession = Type.Object({
   currency: Type.Optional(Nullable(Type.String())),
 });
 const PaymentIntent = Type.Object({ ...AccountFields, id: Id, amount_received: Count, currency: Type.String() });
-const Charge = Type.Object({ ...AccountFields, id: Id, amount_refunded: Count, receipt_url: Type.Optional(Nullable(Type.String())) });
+const ChargeSucceeded = Type.Object({ ...AccountFields, id: Id, receipt_url: Type.Optional(Nullable(Type.String())) });
+const ChargeRefunded = Type.Object({ ...AccountFields, id: Id, amount_refunded: Count });
 const Invoice = Type.Object({
   ...AccountFields,
   id: Id,
@@ -61,8 +62,8 @@ const OBJECT_OF_TYPE: Record<string, TSchema> = {
   'checkout.session.completed': CheckoutSession,
   'payment_intent.succeeded': PaymentIntent,
   'payment_intent.payment_failed': Type.Object(AccountFields),
-  'charge.succeeded': Charge,
-  'charge.refunded': Charge,
+  'charge.succeeded': ChargeSucceeded,
+  'charge.refunded': ChargeRefunded,
   'invoice.paid': Invoice,
   'invoice.payment_failed': Type.Object(AccountFields),
   'customer.subscription.updated': Subscription,

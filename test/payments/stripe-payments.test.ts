@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
-import { deliver, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
+import Stripe from 'stripe';
+import { deliver, FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
 
@@ -126,6 +127,45 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     }
     expect(await t.store.balanceOf(accountId)).toBe(0);
     expect(await t.store.findStripeEvent(String(paid.id))).toBeUndefined();
+  });
+
+  it('signed bodies that are not events lmgate can apply get 400 in the unified body, and record and credit nothing', async () => {
+    const { accountId, session, paid } = await startTopUp(1000);
+    const withObject = (object: unknown) => ({ ...paid, id: id('evt'), data: { object } });
+    const { id: _id, ...withoutId } = session;
+    const { created: _created, ...withoutCreated } = { ...paid, id: id('evt') } as Record<string, unknown>;
+    const bodies: unknown[] = [
+      {},
+      [],
+      null,
+      'a string',
+      42,
+      { ...paid, id: id('evt'), data: undefined },
+      withObject(null),
+      withObject({ ...session, client_reference_id: 42 }),
+      withObject({ ...session, metadata: 'top_up' }),
+      withObject({ ...session, customer: 7 }),
+      withObject(withoutId),
+      withoutCreated,
+      { id: id('evt'), object: 'v2.core.event', type: 'v1.billing.meter.error_report_triggered', created: new Date().toISOString(), related_object: { id: 'mtr_1' } },
+    ];
+    for (const body of bodies) {
+      const answer = await deliver(t.origin, body as Record<string, unknown>);
+      expect(answer.status, JSON.stringify(body)?.slice(0, 80)).toBe(400);
+      expect(answer.body).toMatchObject({ error: { message: 'The webhook body is not a Stripe event lmgate can apply.', code: 400 } });
+    }
+    // Signed bytes that are not JSON at all.
+    const text = 'not json {';
+    const signature = new Stripe(FAKE_SECRET_KEY).webhooks.generateTestHeaderString({ payload: text, secret: FAKE_WEBHOOK_SECRET });
+    expect((await deliver(t.origin, {}, { body: text, signature })).status).toBe(400);
+    expect(await t.store.balanceOf(accountId)).toBe(0);
+    for (const body of bodies) {
+      const eventId = (body as { id?: unknown } | null)?.id;
+      if (typeof eventId === 'string') expect(await t.store.findStripeEvent(eventId)).toBeUndefined();
+    }
+    // The well-formed event still applies.
+    expect((await deliver(t.origin, paid)).status).toBe(200);
+    expect(await t.store.balanceOf(accountId)).toBe(credits(20));
   });
 
   it('a subscription renewal grants the monthly credits once per invoice, and events out of order keep the newest state', async () => {
