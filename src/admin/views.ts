@@ -11,6 +11,7 @@ export const AdminAccount = Type.Object({
   name: Nullable(Type.String()),
   status: Type.String({ description: 'active | suspended' }),
   tier: Type.String(),
+  served_tier: Type.String({ description: 'the tier its requests are served as: its own, or the default tier when the config no longer has its own' }),
   role: Type.String({ description: 'customer | operator' }),
   subscription_status: Type.String(),
   price_multiplier_ppm: Type.Integer({ description: "every price × this / 1,000,000 for the account, beside its tier's multiplier" }),
@@ -63,13 +64,14 @@ export const AdminAuditEntry = Type.Object({
   created_at: Type.String(),
 });
 
-export function adminAccountView(account: Account, balanceMicros: number): AdminAccount {
+export function adminAccountView(account: Account, balanceMicros: number, servedTier: string): AdminAccount {
   return {
     id: account.id,
     email: account.email,
     name: account.name,
     status: account.status,
     tier: account.tier,
+    served_tier: servedTier,
     role: account.role,
     subscription_status: account.subscriptionStatus,
     price_multiplier_ppm: account.priceMultiplierPpm,

@@ -1,5 +1,6 @@
 // lmgate accounts create | list | show | suspend | reactivate | set-tier | set-price-multiplier | set-role | set-password | reset-link
 import { multiplierPpm } from '../billing/pricing.js';
+import { Tiers } from '../billing/tiers.js';
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
 import { configuredOrigin, linkTo, RESET_PAGE_PATH } from '../dashboard/account-links.js';
@@ -13,6 +14,8 @@ import { printRecord, printTable } from './output.js';
 
 export async function accountsCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
   const [action, ref, value] = args.positionals;
+  const tiers = new Tiers(config);
+  const accountView = (account: Account) => accountRecord(account, tiers);
   return withStore(config, async (store) => {
     switch (action) {
       case 'create': {
@@ -32,7 +35,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         return 0;
       }
       case 'list':
-        printTable(io, args.json, (await store.listAccounts()).map(accountView), ['id', 'email', 'status', 'tier', 'created_at']);
+        printTable(io, args.json, (await store.listAccounts()).map(accountView), ['id', 'email', 'status', 'tier', 'served_tier', 'created_at']);
         return 0;
       case 'show': {
         const account = await requireAccount(store, ref);
@@ -102,13 +105,15 @@ function multiplierOf(value: string | undefined): number {
   }
 }
 
-function accountView(account: Account): Record<string, unknown> {
+function accountRecord(account: Account, tiers: Tiers): Record<string, unknown> {
   return {
     id: account.id,
     email: account.email,
     name: account.name,
     status: account.status,
     tier: account.tier,
+    // Its own tier, or the default one when the config no longer has its own.
+    served_tier: tiers.of(account).name,
     price_multiplier: account.priceMultiplierPpm / 1_000_000,
     role: account.role,
     subscription_status: account.subscriptionStatus,

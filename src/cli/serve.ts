@@ -6,6 +6,7 @@ import { buildApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { assertSecureTransport, readTls } from '../http/transport-policy.js';
 import { openStore } from '../store/kysely-store.js';
+import type { Store } from '../store/store.js';
 import { storeLocation, type CliIo } from './context.js';
 import { seedDemoAccount } from './seed-demo.js';
 import { printBanner, reportListening, superviseWorkers, untilSignalled } from './workers.js';
@@ -28,6 +29,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
     ? await (await import('../shared/connect.js')).openSharedMode(config, store, { onError: (err) => io.err(`redis: ${(err as Error).message}`) })
     : undefined;
   const app = await buildApp(config, { store, shared, tls });
+  if (!cluster.isWorker) await warnOfUnknownTiers(store, config, (line) => app.log.warn(line));
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   if (cluster.isWorker) reportListening(address);
   else printBanner(io, address, `store: ${store.dialect}${shared ? ', shared state: redis' : ''}`, seeded);
@@ -39,4 +41,10 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   // The channel to the supervisor would keep a worker's process alive after its last handle.
   if (cluster.isWorker) process.disconnect();
   return 0;
+}
+
+/** Accounts on a tier the config no longer has are served as the default tier: the operator hears of it at start. */
+async function warnOfUnknownTiers(store: Store, config: Config, warn: (line: string) => void): Promise<void> {
+  const count = await store.countAccountsOutsideTiers(Object.keys(config.tiers));
+  if (count > 0) warn(`${count} account${count === 1 ? ' is' : 's are'} on a tier the config does not have, and served as the default tier (${config.default_tier}): lmgate accounts list shows which`);
 }

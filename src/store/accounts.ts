@@ -39,6 +39,16 @@ export async function listAccounts(db: Db): Promise<Account[]> {
   return rows.map(toAccount);
 }
 
+/** Accounts whose tier is none of `tiers` (a tier removed from the config). */
+export async function countAccountsOutsideTiers(db: Db, tiers: readonly string[]): Promise<number> {
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('tier', 'not in', tiers)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function searchAccounts(db: Db, query: AccountQuery): Promise<AccountPage> {
   let matching = db.selectFrom('accounts');
   const search = query.search?.trim().toLowerCase();

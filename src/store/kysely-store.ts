@@ -104,6 +104,10 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return accounts.listAccounts(this.db);
   }
 
+  countAccountsOutsideTiers(tiers: readonly string[]): Promise<number> {
+    return accounts.countAccountsOutsideTiers(this.db, tiers);
+  }
+
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account> {
     return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { status }));
   }

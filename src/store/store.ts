@@ -234,6 +234,8 @@ export interface Store extends AdminStore, RequestLogStore {
   /** By id, or by email when the reference contains an `@`. */
   findAccount(idOrEmail: string): Promise<Account | undefined>;
   listAccounts(): Promise<Account[]>;
+  /** Accounts whose tier is none of `tiers` (a tier removed from the config). */
+  countAccountsOutsideTiers(tiers: readonly string[]): Promise<number>;
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
   setAccountTier(accountId: string, tier: string): Promise<Account>;
   setAccountRole(accountId: string, role: AccountRole): Promise<Account>;

@@ -118,7 +118,7 @@ describe('the lmgate CLI on SQLite', () => {
 
     const table = await run('accounts', 'list');
     expect(table.code).toBe(0);
-    expect(table.out[0]!.split(/\s+/)).toEqual(['id', 'email', 'status', 'tier', 'created_at']);
+    expect(table.out[0]!.split(/\s+/)).toEqual(['id', 'email', 'status', 'tier', 'served_tier', 'created_at']);
     expect(table.out).toHaveLength(3);
     const emails = table.out.slice(1).map((line) => line.split(/\s+/)[1]);
     expect(new Set(emails)).toEqual(new Set(['first@example.com', 'second@example.com']));
@@ -182,6 +182,11 @@ describe('the lmgate CLI on SQLite', () => {
 
     const missing = await run('accounts', 'set-tier', created.id);
     expect(missing.code).toBe(1);
+
+    // A tier later removed from the config: the account is served as the default tier, and says so.
+    await (await serverStore()).setAccountTier(created.id, 'platinum');
+    expect(await runJson('accounts', 'show', created.id)).toMatchObject({ tier: 'platinum', served_tier: 'free' });
+    expect(await runJson('accounts', 'list')).toContainEqual(expect.objectContaining({ id: created.id, tier: 'platinum', served_tier: 'free' }));
   });
 
   it('sets an account’s price multiplier as a decimal, kept as parts per million, and refuses what is not one', async () => {

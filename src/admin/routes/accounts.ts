@@ -9,6 +9,7 @@ import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { assertScope } from '../caller.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, MAX_MICROS, requireAccount } from '../schemas.js';
+import type { Account } from '../../store/store.js';
 import { AdminAccount, adminAccountView } from '../views.js';
 
 const ListQuery = Type.Object({
@@ -41,7 +42,8 @@ const PasswordSet = Type.Object({ generated_password: Nullable(Type.String({ des
 const tags = ['accounts'];
 
 export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): void {
-  const { store, commands, config, admission } = services;
+  const { store, commands, config, admission, tiers } = services;
+  const view = (account: Account, balanceMicros: number): AdminAccount => adminAccountView(account, balanceMicros, tiers.of(account).name);
 
   const assertTier = (tier: string): void => {
     if (!Object.hasOwn(config.tiers, tier)) throw new ValidationError({ tier: [`No tier "${tier}". Configured: ${Object.keys(config.tiers).join(', ')}.`] });
@@ -50,7 +52,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
   admin.get('/accounts', { schema: { tags, summary: 'Search and page through accounts', querystring: ListQuery, response: { 200: AccountPage } } }, async (request) => {
     const { search, limit, offset } = request.query;
     const page = await store.searchAccounts({ search, limit, offset });
-    return { accounts: page.accounts.map((a) => adminAccountView(a, a.balanceMicros)), total: page.total, limit, offset };
+    return { accounts: page.accounts.map((a) => view(a, a.balanceMicros)), total: page.total, limit, offset };
   });
 
   admin.post(
@@ -62,7 +64,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       if (creditsMicros > 0) assertScope(caller, 'credits');
       assertTier(tier);
       const created = await commands.createAccount({ email, name: name || null, tier, creditsMicros, creditsReason: 'initial credits' }, caller.actor);
-      return reply.code(201).send({ account: adminAccountView(created.account, created.balanceMicros) });
+      return reply.code(201).send({ account: view(created.account, created.balanceMicros) });
     },
   );
 
@@ -70,7 +72,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
     const account = await requireAccount(store, request.params.id);
     // The live book: settled charges not yet written are already taken off.
     const { balanceMicros, reservedMicros } = await admission.snapshot(account.id);
-    return { account: adminAccountView(account, balanceMicros), reserved_micros: reservedMicros, available_micros: Math.max(0, balanceMicros - reservedMicros) };
+    return { account: view(account, balanceMicros), reserved_micros: reservedMicros, available_micros: Math.max(0, balanceMicros - reservedMicros) };
   });
 
   for (const [action, status] of [['suspend', 'suspended'], ['reactivate', 'active']] as const) {
@@ -83,7 +85,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       async (request) => {
         const account = await requireAccount(store, request.params.id);
         const updated = await commands.setStatus(account.id, status, callerOf(request).actor);
-        return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
+        return { account: view(updated, await store.balanceOf(account.id)) };
       },
     );
   }
@@ -95,7 +97,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       const account = await requireAccount(store, request.params.id);
       assertTier(request.body.tier);
       const updated = await commands.setTier(account.id, request.body.tier, callerOf(request).actor);
-      return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
+      return { account: view(updated, await store.balanceOf(account.id)) };
     },
   );
 
@@ -108,7 +110,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       const updated = await commands.setPriceMultiplier(account.id, request.body.price_multiplier_ppm, callerOf(request).actor);
-      return { account: adminAccountView(updated, await store.balanceOf(account.id)) };
+      return { account: view(updated, await store.balanceOf(account.id)) };
     },
   );
 

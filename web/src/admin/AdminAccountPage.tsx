@@ -11,6 +11,7 @@ import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
 import { formatCredits, formatDate, formatDateTime, formatLedgerKind, formatMultiplier, formatNumber, formatPlanName } from '../format';
+import { AccountTier } from './AccountTier';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
@@ -91,7 +92,9 @@ export function AdminAccountPage() {
         </div>
         <div className="card stat">
           <p className="stat-label">Tier</p>
-          <p className="stat-value">{formatPlanName(account.tier)}</p>
+          <p className="stat-value">
+            <AccountTier account={account} />
+          </p>
         </div>
         <div className="card stat">
           <p className="stat-label">Prices</p>

@@ -3,7 +3,8 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatDate, formatPlanName } from '../format';
+import { formatCredits, formatDate } from '../format';
+import { AccountTier } from './AccountTier';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type AccountPage } from './admin-api';
@@ -60,7 +61,9 @@ export function AdminAccountsPage() {
                   <td data-label="Status">
                     <span className={`badge ${account.status === 'active' ? 'success' : 'danger'}`}>{account.status}</span>
                   </td>
-                  <td data-label="Tier">{formatPlanName(account.tier)}</td>
+                  <td data-label="Tier">
+                    <AccountTier account={account} />
+                  </td>
                   <td data-label="Balance" className="num">
                     {formatCredits(account.balance_micros)}
                   </td>

@@ -13,6 +13,8 @@ export interface AdminAccount {
   name: string | null;
   status: string;
   tier: string;
+  /** The tier its requests are served as: its own, or the default tier when the config no longer has its own. */
+  served_tier: string;
   role: string;
   subscription_status: string;
   /** Every price × this / 1,000,000 for the account. */
