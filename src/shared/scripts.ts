@@ -290,6 +290,28 @@ export const SETTLE = batched(settle(false));
 export const SETTLE_KEY = batched(settle(true), KEY_SPEND);
 
 /**
+ * An admission given up on (its reply timed out, so the request was refused with 503), in
+ * case Redis ran it after all: its slot and holds given back. Does nothing to one that
+ * never ran, so it may be sent again.
+ * KEYS: credit, leases, amounts, slots, and for a key with a credit limit its spend, leases, amounts.
+ * ARGV: lease.
+ */
+export const RELEASE = `
+local lease = ARGV[1]
+local function give_back(hash, leases, amounts)
+  local amount = redis.call('HGET', amounts, lease)
+  if not amount then return end
+  redis.call('HDEL', amounts, lease)
+  redis.call('ZREM', leases, lease)
+  if redis.call('EXISTS', hash) == 1 then redis.call('HINCRBY', hash, 'reserved', -tonumber(amount)) end
+end
+give_back(KEYS[1], KEYS[2], KEYS[3])
+redis.call('ZREM', KEYS[4], lease)
+if #KEYS > 4 then give_back(KEYS[5], KEYS[6], KEYS[7]) end
+return 1
+`;
+
+/**
  * A key's spend read from the store: the count starts from it, unless one of this window
  * (or a later month) exists already, kept by settlements since.
  * KEYS: key spend. ARGV: window, spent. Returns 1 when it set the count.

@@ -14,13 +14,14 @@ import { isoNow } from '../store/clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';
-import { ACK, ADMIT, ADMIT_KEY, LIMITS, MIRROR, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { ACK, ADMIT, ADMIT_KEY, LIMITS, MIRROR, RELEASE, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);
 const renewScript = new LuaScript(RENEW);
 const limitsScript = new LuaScript(LIMITS);
 const snapshotScript = new LuaScript(SNAPSHOT);
+export const releaseScript = new LuaScript(RELEASE);
 export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
@@ -101,6 +102,8 @@ export class SharedState {
   private renewTimer: NodeJS.Timeout | undefined;
   /** Settlements that met an unreachable Redis, oldest first. */
   private unsettled: Unsettled[] = [];
+  /** The keys (and lease) of admissions whose reply timed out: released once Redis answers. */
+  private abandoned: { keys: string[]; leaseId: string }[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
   /** Admissions and settlements, each batched per turn of the event loop. */
   private readonly admitScript: BatchedScript;
@@ -189,12 +192,28 @@ export class SharedState {
       const { spend, leases, amounts } = this.keySpend.keys(key.id);
       return this.admitKeyScript.run([...accountKeys, spend, leases, amounts], [...args, key.limit.amountMicros, window!]);
     };
-    let reply = (await run()) as (string | number)[];
-    // At most twice: the account's balance mirror, then the key's count, each read once.
-    for (let reads = 0; reads < 2 && (reply[0] === 'load' || reply[0] === 'keyload'); reads++) {
-      if (reply[0] === 'load') await this.refreshBalance(input.accountId);
-      else await this.keySpend.count(key!, window!);
+    let reply: (string | number)[];
+    try {
       reply = (await run()) as (string | number)[];
+      // At most twice: the account's balance mirror, then the key's count, each read once.
+      for (let reads = 0; reads < 2 && (reply[0] === 'load' || reply[0] === 'keyload'); reads++) {
+        if (reply[0] === 'load') await this.refreshBalance(input.accountId);
+        else await this.keySpend.count(key!, window!);
+        reply = (await run()) as (string | number)[];
+      }
+    } catch (err) {
+      // Refused with 503; but a stalled Redis may still run it when it resumes, and hold
+      // the account's credits for the lease: what it took is given back as soon as it can be.
+      if (err instanceof SharedStateUnavailableError) {
+        const releaseKeys = [keys.credit, keys.leases, keys.amounts, keys.slots];
+        if (key) {
+          const { spend, leases, amounts } = this.keySpend.keys(key.id);
+          releaseKeys.push(spend, leases, amounts);
+        }
+        this.abandoned.push({ keys: releaseKeys, leaseId });
+        this.retrySoon();
+      }
+      throw err;
     }
     const [outcome, a, b, c, d] = reply as [string, number, number, number, number];
     if (outcome === 'ok') {
@@ -237,11 +256,32 @@ export class SharedState {
     await this.runSettle({ reservation, tpm: tier.config.tpm, completionTokens, record });
   }
 
-  /** Tries again the settlements that met an outage; those that fail again wait for the next try. */
+  /**
+   * Gives back what abandoned admissions may have taken, then tries again the settlements
+   * that met an outage; those that fail again wait for the next try.
+   */
   async retryUnsettled(): Promise<void> {
+    const abandoned = this.abandoned;
+    this.abandoned = [];
+    for (const [at, each] of abandoned.entries()) {
+      try {
+        await releaseScript.run(this.redis, each.keys, [each.leaseId]);
+      } catch {
+        this.abandoned.push(...abandoned.slice(at));
+        this.retrySoon();
+        break;
+      }
+    }
     const waiting = this.unsettled;
     this.unsettled = [];
     for (const each of waiting) await this.runSettle(each).catch(() => undefined);
+  }
+
+  private retrySoon(): void {
+    this.retryTimer ??= setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.retryUnsettled();
+    }, SETTLE_RETRY_MS).unref();
   }
 
   private async runSettle(settlement: Unsettled): Promise<void> {
@@ -261,10 +301,7 @@ export class SharedState {
     } catch (err) {
       if (err instanceof SharedStateUnavailableError && this.unsettled.length < MAX_UNSETTLED) {
         this.unsettled.push(settlement);
-        this.retryTimer ??= setTimeout(() => {
-          this.retryTimer = undefined;
-          void this.retryUnsettled();
-        }, SETTLE_RETRY_MS).unref();
+        this.retrySoon();
       } else {
         this.forget(reservation.leaseId);
       }

@@ -52,14 +52,22 @@ export class UsageStreamWriter {
   observer: UsageWriteObserver | undefined;
 
   async start(): Promise<void> {
+    await this.createGroup();
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /**
+   * The consumer group, from the start of the stream: entries left by instances that are
+   * gone are ours too. Made again when Redis lost it (restarted empty): the settlements
+   * appended since, retried ones among them, are in the new stream, and are written.
+   */
+  private async createGroup(): Promise<void> {
     try {
-      // From the start of the stream: entries left by instances that are gone are ours too.
       await this.shared.redis.xgroup('CREATE', this.shared.usageStream, GROUP, '0', 'MKSTREAM');
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('BUSYGROUP')) throw err;
     }
-    this.running = true;
-    this.loop = this.run();
   }
 
   async close(): Promise<void> {
@@ -96,6 +104,10 @@ export class UsageStreamWriter {
         if (written > 0 && written < BATCH && waitMs > 0 && this.running) await sleep(waitMs);
       } catch (err) {
         this.mayHoldOwn = true;
+        if (err instanceof Error && err.message.startsWith('NOGROUP')) {
+          await this.createGroup().catch(this.options.onError);
+          continue;
+        }
         this.options.onError(err);
         await sleep(500);
       }
