@@ -233,20 +233,29 @@ release_expired(KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 return redis.call('HMGET', KEYS[1], 'stored', 'pending', 'reserved')
 `;
 
+const SETTLED_MARKER_MS = 6 * 60 * 60 * 1000;
+
 /**
  * Settlement: the reservation and slot released, completion tokens added to tokens per
  * minute, the cost charged (from the hold and beyond it from what is available) into
  * pending, and the usage record appended to the stream for the store with what was charged
  * (with `forKey`, the key's hold released and the charge added to its spend in the record's
- * window). Replies, per item, what was charged.
+ * window). Once per lease: the settlement's marker (kept SETTLED_MARKER_MS, far beyond
+ * any retry of it) makes a retry whose first try ran change nothing. Replies, per item,
+ * what was charged.
  * Batched: per item,
- * KEYS: credit, leases, amounts, slots, tpm, stream [, key spend, key leases, key amounts]
+ * KEYS: credit, leases, amounts, slots, tpm, stream [, key spend, key leases, key amounts], marker
  * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON) [, key window]
  */
 function settle(forKey: boolean): string {
   return `
+local SETTLED_MARKER_MS = ${SETTLED_MARKER_MS}
 local credit, leases, amounts, slots, tpm_key, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lease, cost, completion, tpm = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+-- Once per lease: a retry of a settlement that ran (its reply lost) changes nothing.
+local marker = KEYS[#KEYS]
+local done = redis.call('GET', marker)
+if done then return tonumber(done) end
 local amount = redis.call('HGET', amounts, lease)
 local has_credit = redis.call('EXISTS', credit) == 1
 if amount then
@@ -282,6 +291,7 @@ if charged > 0 and key_spent(key_spend, ARGV[7]) then redis.call('HINCRBY', key_
     : ''
 }
 redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', charged, 'record', ARGV[6])
+redis.call('SET', marker, charged, 'PX', SETTLED_MARKER_MS)
 return charged
 `;
 }

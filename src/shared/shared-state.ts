@@ -120,9 +120,9 @@ export class SharedState {
     readonly options: SharedStateOptions,
   ) {
     this.admitScript = new BatchedScript(ADMIT, redis, 6, 8);
-    this.settleScript = new BatchedScript(SETTLE, redis, 6, 6);
+    this.settleScript = new BatchedScript(SETTLE, redis, 7, 6);
     this.admitKeyScript = new BatchedScript(ADMIT_KEY, redis, 9, 10);
-    this.settleKeyScript = new BatchedScript(SETTLE_KEY, redis, 9, 7);
+    this.settleKeyScript = new BatchedScript(SETTLE_KEY, redis, 10, 7);
     this.keySpend = new SharedKeySpend(redis, store, options.prefix, this.usageStream);
   }
 
@@ -247,8 +247,7 @@ export class SharedState {
    * says what was charged) and hands the record to the usage stream. Idempotent per admission. When
    * Redis cannot be reached, the settlement is kept and retried every second, its lease
    * renewed meanwhile, so an outage costs neither the charge nor the hold on the credits.
-   * A retry of one that did run (its reply lost) appends the record twice: the store keeps
-   * it once (by its id), and each copy's acknowledgement takes its own pending charge back.
+   * A retry of one that did run (its reply lost) finds its marker and changes nothing.
    */
   async settle(reservation: SharedReservation, tier: Tier, completionTokens: number, record: UsageRecord): Promise<void> {
     if (reservation.settled) return;
@@ -290,12 +289,14 @@ export class SharedState {
     const keys = this.keys(reservation.accountId);
     const accountKeys = [keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream];
     const args = [reservation.leaseId, record.costMicros, completionTokens, tpm, reservation.accountId, JSON.stringify(record)];
+    // The settlement's marker (last of the keys): a retry whose first try did run does nothing.
+    const marker = `${this.options.prefix}:settled:${reservation.leaseId}`;
     try {
-      if (key === undefined) await this.settleScript.run(accountKeys, args);
+      if (key === undefined) await this.settleScript.run([...accountKeys, marker], args);
       else {
         const { spend, leases, amounts } = this.keySpend.keys(key.id);
         // The charge counts in the window its usage record is dated in, as the store will count it.
-        await this.settleKeyScript.run([...accountKeys, spend, leases, amounts], [...args, creditWindowOf(key.limit.period, record.createdAt)]);
+        await this.settleKeyScript.run([...accountKeys, spend, leases, amounts, marker], [...args, creditWindowOf(key.limit.period, record.createdAt)]);
       }
       this.forget(reservation.leaseId);
     } catch (err) {

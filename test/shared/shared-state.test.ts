@@ -133,6 +133,20 @@ describe('credits across instances', () => {
     for (const state of states) expect(await state.snapshot(accountId)).toEqual({ balanceMicros: 500, reservedMicros: 0 });
   });
 
+  it('settle a lease once: a retry whose first try ran (its reply lost) appends nothing and charges nothing more', async () => {
+    // An instance of its own, under a prefix no writer reads: the stream keeps what it is given.
+    const lone = new SharedState(redis.connect(), stores[0]!, { prefix: `${redis.prefix}-lone`, leaseMs: 1_000, onError: () => undefined });
+    const accountId = await newAccount(10_000);
+    const reservation = await lone.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1_000, takeRequest: true });
+    const usage = record(accountId, 700);
+    await lone.settle(reservation, tier(), 1, usage);
+    reservation.settled = false; // as if the reply had been lost and the settlement tried again
+    await lone.settle(reservation, tier(), 1, usage);
+    expect(await lone.redis.xlen(lone.usageStream)).toBe(1);
+    expect(await lone.snapshot(accountId)).toEqual({ balanceMicros: 10_000 - 700, reservedMicros: 0 });
+    lone.stop();
+  });
+
   it('releases the reservation of an instance that stopped renewing once its lease runs out', async () => {
     const accountId = await newAccount(10_000);
     const gone = new SharedState(redis.connect(), stores[0]!, { prefix: redis.prefix, leaseMs: 500, onError: () => undefined });
