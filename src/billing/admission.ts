@@ -2,7 +2,7 @@
 // limiters, credits in the MemoryCreditBook, settled usage in the UsageWriter). It stays
 // synchronous while the account is loaded, so the request path awaits nothing.
 import type { RateLimitState } from '../errors.js';
-import type { AccountLimits, LimitsSnapshot } from '../limits/account-limits.js';
+import type { AccountLimits, LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { UsageRecord } from '../store/store.js';
 import type { LimitedKey } from './key-credit.js';
@@ -58,6 +58,8 @@ export interface Admission {
   takeRequest(principal: Principal): MaybePromise<RateLimitState>;
   /** One request of a key's own requests per minute (its controls), or 429 with reason key_rate_limit. */
   takeKeyRequest(keyId: string, rpm: number): MaybePromise<RateLimitState>;
+  /** Gives back what takeRequest and takeKeyRequest took for a request then refused: a refusal costs no limit. */
+  giveBackRequests(taken: TakenRequests): MaybePromise<void>;
   /** A chat request starts (in memory: its concurrency slot, or 429). */
   open(principal: Principal): Pass;
   snapshot(accountId: string): Promise<BalanceSnapshot>;
@@ -119,6 +121,10 @@ export class MemoryAdmission implements Admission {
 
   takeKeyRequest(keyId: string, rpm: number): RateLimitState {
     return this.limitsOf.takeKeyRequest(keyId, rpm);
+  }
+
+  giveBackRequests(taken: TakenRequests): void {
+    this.limitsOf.giveBackRequests(taken);
   }
 
   open(principal: Principal): Pass {

@@ -23,6 +23,7 @@ import { ClientConnection } from './client-connection.js';
 import { logFailure } from './error-handler.js';
 import { renderError, renderStreamError, statusOf, type ErrorReply } from './error-reply.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import type { LimitsSnapshot } from '../limits/account-limits.js';
 import type { InFlight } from './in-flight.js';
 import { EventStream, type EventFraming } from './sse.js';
 
@@ -97,10 +98,28 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
     const { key, account, tier } = request.principal!;
     const { creditLimit } = key.controls;
     const pass = services.admission.open(creditLimit === null ? { accountId: account.id, tier } : { accountId: account.id, tier, key: { id: key.id, limit: creditLimit } });
-    // A request refused before it reaches a model gives back what it took.
-    const refuse = (err: unknown): never => {
+    // A request refused before it reaches a model gives back what it took, and like any
+    // authenticated answer tells where its requests per minute stand (in shared mode none
+    // was taken yet: admission takes it).
+    const refuse = (err: unknown): never | Promise<never> => {
       pass.refuse();
-      throw err;
+      if (reply.hasHeader('x-ratelimit-limit')) throw err;
+      let limits: MaybePromise<LimitsSnapshot>;
+      try {
+        limits = services.admission.limits({ accountId: account.id, tier });
+      } catch {
+        throw err;
+      }
+      const withHeaders = (snapshot: LimitsSnapshot): never => {
+        reply.headers(rateLimitHeaders(snapshot.requests));
+        throw err;
+      };
+      if (limits instanceof Promise) {
+        return limits.then(withHeaders, () => {
+          throw err;
+        });
+      }
+      return withHeaders(limits);
     };
     let admitted: MaybePromise<MeteredCall<Req>>;
     try {

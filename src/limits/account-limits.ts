@@ -5,6 +5,12 @@ import type { Tier } from '../billing/tiers.js';
 import { RateLimitedError, type RateLimitState } from '../errors.js';
 import type { Limiter, RateLimitDecision } from './limiter.js';
 
+/** The requests per minute a request took before it was admitted: its account's, its key's. */
+export interface TakenRequests {
+  account?: { accountId: string; tier: Tier };
+  key?: { id: string; rpm: number };
+}
+
 const MINUTE_MS = 60_000;
 
 export interface LimitsSnapshot {
@@ -35,6 +41,12 @@ export class AccountLimits {
     const decision = this.requests.take(keyId, rpm, MINUTE_MS, 1);
     if (!decision.allowed) throw new RateLimitedError(decision, decision.retryAfterSec, 'key_rate_limit');
     return decision;
+  }
+
+  /** Requests taken by a request then refused, given back. */
+  giveBackRequests(taken: TakenRequests): void {
+    if (taken.account) this.requests.charge(taken.account.accountId, taken.account.tier.config.rpm, MINUTE_MS, -1);
+    if (taken.key) this.requests.charge(taken.key.id, taken.key.rpm, MINUTE_MS, -1);
   }
 
   peekRequests(accountId: string, tier: Tier): RateLimitState {

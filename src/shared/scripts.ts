@@ -211,6 +211,19 @@ return {1, limit, remaining(new_tat, interval), reset_sec(new_tat), 0}
 `;
 
 /**
+ * Requests per minute given back, one per key: taken by a request that was then refused.
+ * KEYS: rpm keys. ARGV: their limits.
+ */
+export const GIVE_BACK_REQUEST = `${PRELUDE}
+for i, key in ipairs(KEYS) do
+  local tat = tonumber(redis.call('GET', key) or '0')
+  local back = tat - WINDOW / tonumber(ARGV[i])
+  if back <= now then redis.call('DEL', key) else set_tat(key, back) end
+end
+return 1
+`;
+
+/**
  * The state of an account's limits, taking nothing.
  * KEYS: rpm, tpm, slots. ARGV: rpm, tpm.
  * Returns {rpm remaining, rpm reset, tpm remaining, tpm reset, slots in use}.

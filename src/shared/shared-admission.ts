@@ -7,6 +7,7 @@ import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
+import type { TakenRequests } from '../limits/account-limits.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import { isoNow } from '../store/clock.js';
 import type { KeyCreditLimit } from '../store/store.js';
@@ -42,6 +43,10 @@ export class SharedAdmission implements Admission {
 
   takeKeyRequest(keyId: string, rpm: number): Promise<RateLimitState> {
     return this.state.takeKeyRequest(keyId, rpm);
+  }
+
+  giveBackRequests(taken: TakenRequests): Promise<void> {
+    return this.state.giveBackRequests(taken);
   }
 
   open({ accountId, tier, key }: Principal): Pass {

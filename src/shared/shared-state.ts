@@ -8,13 +8,13 @@ import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
-import type { LimitsSnapshot } from '../limits/account-limits.js';
+import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
 import { isoNow } from '../store/clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';
-import { ACK, ADMIT, ADMIT_KEY, LIMITS, MIRROR, RELEASE, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { ACK, ADMIT, ADMIT_KEY, GIVE_BACK_REQUEST, LIMITS, MIRROR, RELEASE, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);
@@ -22,6 +22,7 @@ const renewScript = new LuaScript(RENEW);
 const limitsScript = new LuaScript(LIMITS);
 const snapshotScript = new LuaScript(SNAPSHOT);
 export const releaseScript = new LuaScript(RELEASE);
+const giveBackScript = new LuaScript(GIVE_BACK_REQUEST);
 export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
@@ -166,6 +167,15 @@ export class SharedState {
   /** One request of a key's own requests per minute, or 429 naming the key's limit. */
   takeKeyRequest(keyId: string, rpm: number): Promise<RateLimitState> {
     return this.takeFrom(`${this.options.prefix}:key:${keyId}:rpm`, rpm, 'key_rate_limit');
+  }
+
+  /** Requests per minute taken by a request that was then refused, given back (the account's and its key's). */
+  async giveBackRequests(taken: TakenRequests): Promise<void> {
+    const keys: string[] = [];
+    const limits: number[] = [];
+    if (taken.account) keys.push(this.keys(taken.account.accountId).rpm), limits.push(taken.account.tier.config.rpm);
+    if (taken.key) keys.push(`${this.options.prefix}:key:${taken.key.id}:rpm`), limits.push(taken.key.rpm);
+    if (keys.length > 0) await giveBackScript.run(this.redis, keys, limits);
   }
 
   private async takeFrom(rpmKey: string, rpm: number, reason?: 'key_rate_limit'): Promise<RateLimitState> {

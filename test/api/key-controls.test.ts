@@ -123,6 +123,21 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
     expect(log.body.requests.map((r: { reason: string }) => r.reason)).toEqual(['key_ip_not_allowed', 'key_ip_not_allowed']);
   });
 
+  it('counts no refused request against a limit: the key’s model refusal, an unknown model, a bad body', async () => {
+    const { client } = await newKey({ rpm: 3, allowedModels: ['demo-echo'] });
+    const refusals = [
+      fail(client.chat.completions.create({ model: 'demo-lorem', messages: HI })), // 403 key_model_not_allowed
+      fail(client.chat.completions.create({ model: 'demo-nothing', messages: HI })), // 404
+      fail(client.chat.completions.create({ model: 'demo-echo', messages: [] })), // 422
+    ];
+    const statuses = [];
+    for (const refusal of refusals) statuses.push((await refusal).status);
+    expect(statuses).toEqual([403, 404, 422]);
+    const outcomes: (number | string)[] = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await client.chat.completions.create({ model: 'demo-echo', messages: HI }).then(() => 200, (err: InstanceType<typeof OpenAI.APIError>) => err.status ?? String(err)));
+    expect(outcomes).toEqual([200, 200, 200, 429]);
+  });
+
   it('holds the key to its own requests per minute, with 429 key_rate_limit and the rate-limit headers', async () => {
     const { id, client } = await newKey({ rpm: 2 });
     await client.chat.completions.create({ model: 'demo-echo', messages: HI });

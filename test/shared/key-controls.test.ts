@@ -61,4 +61,27 @@ describe('per-key controls across instances', () => {
     }
     expect(outcomes).toEqual(['ok', 'ok', 'ok', 'key_rate_limit']);
   });
+
+  it('counts no refused request against a limit, and every refusal carries the rate-limit headers, as on one instance', async () => {
+    const { account, apiKey } = await cluster.createAccount({ micros: 10_000_000 });
+    const [key] = await cluster.store.listKeys(account.id);
+    await cluster.instances[0]!.app.commands.updateKey(key!.id, { controls: { rpm: 3, allowedModels: ['demo-echo'] } });
+    const client = cluster.instances[1]!.client(apiKey);
+    const refused = async (request: Promise<unknown>) => request.then(() => expect.unreachable('the request succeeded'), (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
+    const errors = [
+      await refused(client.chat.completions.create({ model: 'demo-lorem', messages: HI })),
+      await refused(client.chat.completions.create({ model: 'demo-nothing', messages: HI })),
+      await refused(client.chat.completions.create({ model: 'demo-echo', messages: [] })),
+    ];
+    expect(errors.map((err) => err.status)).toEqual([403, 404, 422]);
+    for (const err of errors) {
+      expect(err.headers!.get('x-ratelimit-limit'), String(err.status)).toBe('100000');
+      expect(Number(err.headers!.get('x-ratelimit-remaining'))).toBeGreaterThan(99_000);
+      expect(Number(err.headers!.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+    }
+    // The key's limit is still whole: the refusals gave back what they took.
+    const outcomes: (number | string)[] = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await client.chat.completions.create({ model: 'demo-echo', messages: HI }).then(() => 200, (err: InstanceType<typeof OpenAI.APIError>) => err.status ?? String(err)));
+    expect(outcomes).toEqual([200, 200, 200, 429]);
+  });
 });

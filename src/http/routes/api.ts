@@ -5,6 +5,8 @@ import type { Principal } from '../../auth/authenticate.js';
 import { assertKeyAllowsIp, assertKeyNotExpired } from '../../auth/key-controls.js';
 import { assertMayUseApi, type Tier } from '../../billing/tiers.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
+import type { Admission } from '../../billing/admission.js';
+import type { TakenRequests } from '../../limits/account-limits.js';
 import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import type { TypeBoxTypeProvider } from '../typebox.js';
@@ -32,6 +34,9 @@ declare module 'fastify' {
     rawJson: string | null;
     /** Past admission: its usage record tells of it, whatever its status. */
     admitted: boolean;
+    /** onRequest took one of the account's requests per minute, one of the key's: given back if the request is refused. */
+    tookAccountRequest: boolean;
+    tookKeyRequest: boolean;
   }
 }
 
@@ -45,6 +50,8 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     if (!api.hasRequestDecorator('principal')) api.decorateRequest('principal', null);
     if (!api.hasRequestDecorator('rawJson')) api.decorateRequest('rawJson', null);
     if (!api.hasRequestDecorator('admitted')) api.decorateRequest('admitted', false);
+    if (!api.hasRequestDecorator('tookAccountRequest')) api.decorateRequest('tookAccountRequest', false);
+    if (!api.hasRequestDecorator('tookKeyRequest')) api.decorateRequest('tookKeyRequest', false);
     // Fastify's own JSON parsing (same errors, same limits), keeping the text as well.
     const parseJson = api.getDefaultJsonParser('error', 'error');
     api.removeContentTypeParser('application/json');
@@ -83,11 +90,15 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
         const takeAccountRequest = (): MaybePromise<void> => {
           if (deferRequest) return undefined;
           return andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }), (state) => {
+            request.tookAccountRequest = true;
             reply.headers(rateLimitHeaders(state));
           });
         };
         if (key.controls.rpm === null) return takeAccountRequest();
-        return andThen(services.admission.takeKeyRequest(key.id, key.controls.rpm), takeAccountRequest);
+        return andThen(services.admission.takeKeyRequest(key.id, key.controls.rpm), () => {
+          request.tookKeyRequest = true;
+          return takeAccountRequest();
+        });
       };
       let admitted: MaybePromise<void>;
       try {
@@ -103,13 +114,17 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     });
     // After the answer is sent. A key was used when it got an answer, not a refusal; a
     // refusal of a known account goes to its request log unless a usage record already
-    // tells of the request; spending may have crossed an auto-recharge threshold.
-    const { lastUsed, refusals, payments } = services;
+    // tells of the request, and costs no limit (what onRequest took is given back);
+    // spending may have crossed an auto-recharge threshold.
+    const { lastUsed, refusals, payments, admission } = services;
     api.addHook('onResponse', (request, reply, done) => {
       const principal = request.principal;
       if (principal === null) return done();
       if (request.admitted || reply.statusCode < 400) lastUsed.touch(principal.key.id);
-      else if (!request.admitted) refusals.add(refusalOf(request, reply.statusCode, principal));
+      else {
+        refusals.add(refusalOf(request, reply.statusCode, principal));
+        if (request.tookAccountRequest || request.tookKeyRequest) giveBackRequests(admission, request, principal, (err) => request.log.warn({ err }, 'giving back a refused request’s limits failed'));
+      }
       payments?.autoRecharge.spent(principal.account.id);
       done();
     });
@@ -120,6 +135,18 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     responsesRoute(api, services);
     modelRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services);
   };
+}
+
+function giveBackRequests(admission: Admission, request: FastifyRequest, { account, tier, key }: ApiPrincipal, onError: (err: unknown) => void): void {
+  const taken: TakenRequests = {};
+  if (request.tookAccountRequest) taken.account = { accountId: account.id, tier };
+  if (request.tookKeyRequest && key.controls.rpm !== null) taken.key = { id: key.id, rpm: key.controls.rpm };
+  try {
+    const given = admission.giveBackRequests(taken);
+    if (given instanceof Promise) given.catch(onError);
+  } catch (err) {
+    onError(err);
+  }
 }
 
 function refusalOf(request: FastifyRequest, status: number, { key, account }: ApiPrincipal) {
