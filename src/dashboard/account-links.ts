@@ -11,6 +11,8 @@ export const RESET_LINK_TTL_MS = 60 * 60 * 1000;
 export const RESET_PAGE_PATH = '/reset-password';
 export const CONFIRM_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 export const CONFIRM_PAGE_PATH = '/confirm-email';
+export const SIGN_IN_PAGE_PATH = '/signin';
+export const FORGOT_PAGE_PATH = '/forgot-password';
 
 export function hashAccountToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -37,9 +39,14 @@ export function newResetToken(accountId: string, nowMs = Date.now()): { token: s
   };
 }
 
-/** The link to a page for a token, on `origin` (where the customer reaches the dashboard). */
+/** A page of the dashboard on `origin` (where the customer reaches it). */
+export function pageUrl(origin: string, pagePath: string): string {
+  return `${origin.replace(/\/+$/, '')}${pagePath}`;
+}
+
+/** The link to a page for a token, on `origin`. */
 export function linkTo(origin: string, pagePath: string, token: string): string {
-  return `${origin.replace(/\/+$/, '')}${pagePath}#token=${token}`;
+  return `${pageUrl(origin, pagePath)}#token=${token}`;
 }
 
 /** Where customers reach the dashboard: server.public_url, else the listening address. */

@@ -64,6 +64,20 @@ describe('sign-up with email confirmation', () => {
     expectUnifiedError(await new DashboardClient(t).post('/confirm-email', { token: tokens[1] }), 409);
   });
 
+  it('answers a sign-up for a taken address exactly as for a new one, and mails its owner instead of a link', async () => {
+    await t.createAccount({ email: 'owner@example.test' });
+    const fresh = await new DashboardClient(t).post('/signup', { email: 'newcomer@example.test', password: PASSWORD });
+    const taken = await new DashboardClient(t).post('/signup', { email: 'owner@example.test', password: PASSWORD });
+    expect([taken.status, taken.body]).toEqual([fresh.status, { emailToConfirm: 'owner@example.test' }]);
+    expect(taken.headers.getSetCookie()).toEqual([]);
+    expect((await inbox.next('newcomer@example.test')).subject).toBe('Confirm your lmgate account');
+    const told = await inbox.next('owner@example.test');
+    expect(told.subject).toBe('Someone tried to sign up with your lmgate address');
+    expect(told.text).toContain('https://dash.example.test/forgot-password');
+    expect(told.text).not.toContain('#token=');
+    expect((await t.store.listAccounts()).filter((account) => account.email === 'owner@example.test')).toHaveLength(1);
+  });
+
   it('is refused at start without smtp, naming the field', () => {
     expect(() => loadConfig({ env: {}, cwd: t.dataDir, overrides: { signup: { verify_email: true } } })).toThrow(/signup\.verify_email: needs smtp/);
   });

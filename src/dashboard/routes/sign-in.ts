@@ -10,7 +10,7 @@ import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
 import { SessionView, accountView, baseUrls } from '../views.js';
-import { CONFIRM_LINK_TTL_MS, CONFIRM_PAGE_PATH, configuredOrigin, linkTo } from '../account-links.js';
+import { CONFIRM_LINK_TTL_MS, CONFIRM_PAGE_PATH, FORGOT_PAGE_PATH, SIGN_IN_PAGE_PATH, configuredOrigin, linkTo, pageUrl } from '../account-links.js';
 import type { Mailer } from '../../mail/mailer.js';
 
 const Email = Type.String({
@@ -61,13 +61,18 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
   const signUpSchema = { body: SignUpBody, response: { 201: SessionView, 202: ConfirmationSent } };
   dashboard.post('/signup', { config: { public: true }, schema: signUpSchema, preValidation: admitSignUp }, async (request, reply) => {
     const input = request.body;
-    if (await store.findAccount(input.email)) throw new EmailTakenError(input.email);
+    const taken = (await store.findAccount(input.email)) !== undefined;
     const signUp = { email: input.email, name: input.name || null, passwordHash: await hashPassword(input.password) };
     if (config.signup.verify_email && services.mailer) {
-      const token = await commands.requestSignUp(signUp);
-      await mailConfirmation(services.mailer, configuredOrigin(config), input.email, token);
+      // The same answer whether or not the address has an account, so that sign-up tells
+      // nobody which addresses do: its owner is told by mail instead.
+      const origin = configuredOrigin(config);
+      if (taken) await mailTakenAddress(services.mailer, origin, input.email);
+      else await mailConfirmation(services.mailer, origin, input.email, await commands.requestSignUp(signUp));
       return reply.code(202).send({ emailToConfirm: input.email });
     }
+    // Signed in at once: a taken address must be refused, and so is told apart (README).
+    if (taken) throw new EmailTakenError(input.email);
     const account = await commands.signUp({ ...signUp, tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
     return reply.code(201).send(await startSession(request, reply, account));
   });
@@ -143,6 +148,17 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     });
     return { account: accountView(account), csrfToken: session.csrfToken };
   }
+}
+
+function mailTakenAddress(mailer: Mailer, origin: string, email: string): Promise<void> {
+  return mailer.send({
+    to: email,
+    subject: 'Someone tried to sign up with your lmgate address',
+    text:
+      `Someone tried to create an account at ${origin} with this address, which already has one.\n\n` +
+      `If it was you, sign in at ${pageUrl(origin, SIGN_IN_PAGE_PATH)}, or choose a new password at ${pageUrl(origin, FORGOT_PAGE_PATH)}.\n` +
+      'If it was not you, ignore this mail: nothing changed.\n',
+  });
 }
 
 function mailConfirmation(mailer: Mailer, origin: string, email: string, token: string): Promise<void> {
