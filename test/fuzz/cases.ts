@@ -241,7 +241,7 @@ function framingCase(random: Random, target: FuzzTarget, tag: [string, string]):
   const body = Buffer.from(JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'framed' }] }));
   const path = '/v1/chat/completions';
   const base = (extra: [string, string][]): [string, string][] => [['Host', 'localhost'], ['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json'], tag, ...extra];
-  const cases: (() => Omit<FuzzCase, 'family' | 'head' | 'requests'> & Partial<Pick<FuzzCase, 'requests'>>)[] = [
+  const cases: (() => Omit<FuzzCase, 'family' | 'head' | 'requests'> & Partial<Pick<FuzzCase, 'requests' | 'head'>>)[] = [
     () => ({ description: 'Content-Length shorter than the body', chunks: [request('POST', path, base([['Content-Length', String(body.length - 5)]]), body)], mayWait: true }),
     () => ({ description: 'Content-Length longer than the body', chunks: [request('POST', path, base([['Content-Length', String(body.length + 50)]]), body)], mayWait: true }),
     () => ({ description: 'Content-Length as a list', chunks: [request('POST', path, base([['Content-Length', `${body.length},${body.length}`]]), body)], mayWait: false }),
@@ -279,6 +279,7 @@ function framingCase(random: Random, target: FuzzTarget, tag: [string, string]):
         description: `method ${method} on ${target}${withBody ? ' with a body' : ''}`,
         chunks: [request(method, target, withBody ? base([['Content-Length', String(body.length)]]) : [['Host', 'localhost'], tag], withBody ? body : Buffer.alloc(0))],
         mayWait: false,
+        head: method === 'HEAD',
       };
     },
     () => {
