@@ -14,7 +14,8 @@ import { isoNow } from '../store/clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';
-import { ACK, ADMIT, ADMIT_KEY, GIVE_BACK_REQUEST, LIMITS, MIRROR, RELEASE, RENEW, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { ADMIT, ADMIT_KEY, GIVE_BACK_REQUEST, LIMITS, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { ACK, MIRROR, RELEASE, RENEW } from './upkeep-scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);

@@ -5,7 +5,8 @@
 // holds the same tokens and charge, and the balance moves by exactly that charge.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros, type Prices } from '../../src/billing/pricing.js';
+import { costMicros } from '../../src/billing/pricing.js';
+import { KIND_PRICE, KIND_PRICES } from '../helpers/cost.js';
 import type { Usage } from '../../src/billing/usage.js';
 import { usageOfAnthropic, usageOfChat } from '../../src/models/upstream/usage-readers.js';
 import type { UsageRecord } from '../../src/store/store.js';
@@ -14,16 +15,9 @@ import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.j
 import { startLlamaServer, type LlamaServer } from '../helpers/llama-server.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
-// Credits per million tokens, every kind its own price, so a kind read wrong shows.
-const PRICE = { input: 3, cached_input: 0.3, cache_write: 3.75, cache_write_1h: 6, output: 15, reasoning: 20 };
-const PRICES: Prices = {
-  inputPerMTokMicros: 3_000_000,
-  cachedInputPerMTokMicros: 300_000,
-  cacheWritePerMTokMicros: 3_750_000,
-  cacheWrite1hPerMTokMicros: 6_000_000,
-  outputPerMTokMicros: 15_000_000,
-  reasoningPerMTokMicros: 20_000_000,
-};
+// Every kind its own price, so a kind read wrong shows.
+const PRICE = KIND_PRICE;
+const PRICES = KIND_PRICES;
 const START_CREDITS = 10;
 const OPENAI_USAGE = {
   prompt_tokens: 1_000,

@@ -4,7 +4,8 @@
 // sequences; and a charge above the hold comes out of the balance, cut only at 0.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costMicros, type Prices } from '../../src/billing/pricing.js';
+import { costMicros } from '../../src/billing/pricing.js';
+import { KIND_PRICE, KIND_PRICES } from '../helpers/cost.js';
 import { Commands } from '../../src/commands/commands.js';
 import { Sessions } from '../../src/dashboard/sessions.js';
 import type { Usage } from '../../src/billing/usage.js';
@@ -14,15 +15,8 @@ import { jsonOf } from '../helpers/json.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
 // Credits per million tokens of each kind, as an Anthropic-like price list.
-const PRICE = { input: 3, cached_input: 0.3, cache_write: 3.75, cache_write_1h: 6, output: 15, reasoning: 20 };
-const PRICES: Prices = {
-  inputPerMTokMicros: 3_000_000,
-  cachedInputPerMTokMicros: 300_000,
-  cacheWritePerMTokMicros: 3_750_000,
-  cacheWrite1hPerMTokMicros: 6_000_000,
-  outputPerMTokMicros: 15_000_000,
-  reasoningPerMTokMicros: 20_000_000,
-};
+const PRICE = KIND_PRICE;
+const PRICES = KIND_PRICES;
 const OPENAI_USAGE = {
   prompt_tokens: 1_000,
   completion_tokens: 400,

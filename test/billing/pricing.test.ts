@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { creditsToMicros, formatCredits } from '../../src/billing/money.js';
-import { costMicros as costOfUsage, holdPrices, outputTokensThatFit, type Prices } from '../../src/billing/pricing.js';
+import { costMicros as costOfUsage, holdPrices, outputTokensThatFit } from '../../src/billing/pricing.js';
 import { costMicros } from '../helpers/cost.js';
+import { KIND_PRICES } from '../helpers/cost.js';
 
 describe('pricing', () => {
   it('charges per million tokens and rounds up to the next micro-credit', () => {
@@ -41,14 +42,7 @@ describe('pricing', () => {
   });
 
   it('prices every kind of token at its own price: cached input, cache writes by lifetime, reasoning', () => {
-    const prices: Prices = {
-      inputPerMTokMicros: 3_000_000,
-      cachedInputPerMTokMicros: 300_000,
-      cacheWritePerMTokMicros: 3_750_000,
-      cacheWrite1hPerMTokMicros: 6_000_000,
-      outputPerMTokMicros: 15_000_000,
-      reasoningPerMTokMicros: 20_000_000,
-    };
+    const prices = KIND_PRICES;
     // 1,000 prompt tokens: 100 plain, 500 read from the cache, 300 written for 5 minutes, 100 for an hour;
     // 400 output tokens, 150 of them reasoning.
     const usage = { promptTokens: 1_000, completionTokens: 400, cachedTokens: 500, cacheWriteTokens: 300, cacheWrite1hTokens: 100, reasoningTokens: 150 };

@@ -35,6 +35,16 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
+/** Room for any load, and two priced models: one answering at once, one taking 0.4 s (admitted before an outage, settled during it). */
+export const OUTAGE_LOAD = {
+  default_tier: 'roomy',
+  tiers: { roomy: { rpm: 1_000_000, tpm: 1_000_000_000, concurrency: 10_000, models: ['*'] } },
+  models: {
+    'priced-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 100, output: 100 }, max_output: 16 },
+    'slow-echo': { backend: 'demo', kind: 'lorem', tokens_per_sec: 20, price: { input: 100, output: 100 }, max_output: 8 },
+  },
+};
+
 export interface ClusterOptions {
   /** How often each instance polls the store's change feed (default 50 ms). */
   changePollMs?: number;

@@ -2,7 +2,7 @@
 // than a second because of it, refusals are the spec's 503, no balance is overdrawn or
 // charged twice, no charge settled during the outage is lost, and service returns by itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
+import { OUTAGE_LOAD, startCluster, type TestCluster } from '../helpers/start-cluster.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const INSTANCES = 2;
@@ -13,15 +13,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy(6379);
   cluster = await startCluster(
     INSTANCES,
-    {
-      default_tier: 'roomy',
-      tiers: { roomy: { rpm: 1_000_000, tpm: 1_000_000_000, concurrency: 10_000, models: ['*'] } },
-      models: {
-        'priced-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 100, output: 100 }, max_output: 16 },
-        // Answers take 0.4 s: some are admitted before an outage and settle during it.
-        'slow-echo': { backend: 'demo', kind: 'lorem', tokens_per_sec: 20, price: { input: 100, output: 100 }, max_output: 8 },
-      },
-    },
+    OUTAGE_LOAD,
     { redisUrl: proxy.url('redis') },
   );
 }, 60_000);

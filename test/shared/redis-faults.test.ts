@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
+import { OUTAGE_LOAD, startCluster, type TestCluster } from '../helpers/start-cluster.js';
 
 const INSTANCES = 2;
 const START_MICROS = 50_000_000;
@@ -48,15 +48,7 @@ beforeAll(async () => {
   redis = await startRedis();
   cluster = await startCluster(
     INSTANCES,
-    {
-      default_tier: 'roomy',
-      tiers: { roomy: { rpm: 1_000_000, tpm: 1_000_000_000, concurrency: 10_000, models: ['*'] } },
-      models: {
-        'priced-echo': { backend: 'demo', kind: 'echo', tokens_per_sec: 0, price: { input: 100, output: 100 }, max_output: 16 },
-        // Answers take 0.4 s: some are admitted before an outage and settle during it.
-        'slow-echo': { backend: 'demo', kind: 'lorem', tokens_per_sec: 20, price: { input: 100, output: 100 }, max_output: 8 },
-      },
-    },
+    OUTAGE_LOAD,
     { redisUrl: `redis://127.0.0.1:${port}` },
   );
 }, 60_000);
