@@ -4,8 +4,10 @@
 //
 // Per account (A), with `p` the key prefix:
 //   p:A:credit   hash  stored (the store's balance, micro-credits), version (its
-//                      balance_version), pending (charges settled but not yet acknowledged
-//                      as stored), reserved (sum of live reservations)
+//                      balance_version), pending (charges settled but not yet in `stored`),
+//                      reserved (sum of live reservations)
+//   p:A:writes   zset  usage batches being written to the store → expiry (ms)
+//   p:A:landed   hash  version of the store's balance → charges stored at it, still pending
 //   p:A:leases   zset  reservation id → expiry (ms); p:A:amounts hash id → micro-credits
 //   p:A:slots    zset  concurrency slot (same id) → expiry (ms)
 //   p:A:rpm      string theoretical arrival time (GCRA, ms) of requests per minute
@@ -13,9 +15,9 @@
 // and p:usage, the stream of settled usage records waiting for the store.
 //
 //   available = stored − pending − reserved
-// A charge is in `pending` from its settlement until the store has it and a balance read
-// after that commit is in `stored`: both change in one script (ack), so a charge is never
-// counted out of both, only, for a moment, in both.
+// A charge is in `pending` from its settlement until `stored` is a balance read at or after
+// the version its batch committed at (upkeep-scripts.ts: ACK, MIRROR): it is counted in
+// exactly one of them at every moment, so any read of the hash is consistent.
 //
 // Per key with a credit limit (K), only for requests made with such a key (the *_KEY
 // variants of admission and settlement; other requests run the scripts without them):
@@ -284,12 +286,15 @@ end
 -- The cost is charged from the released hold and whatever else is available, never below
 -- 0; the stream entry's cost is what was charged (the record keeps the full cost). Without
 -- a mirror the store charges it, cut at the stored balance.
-local charged = cost
+local charged, counted = cost, 0
 if cost > 0 and has_credit then
   local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
   local available = tonumber(state[1]) - tonumber(state[2] or '0') - tonumber(state[3] or '0')
   charged = math.min(cost, math.max(0, available))
-  if charged > 0 then redis.call('HINCRBY', credit, 'pending', charged) end
+  if charged > 0 then
+    redis.call('HINCRBY', credit, 'pending', charged)
+    counted = charged
+  end
 end
 ${
   forKey
@@ -303,7 +308,7 @@ end
 if charged > 0 and key_spent(key_spend, ARGV[7]) then redis.call('HINCRBY', key_spend, 'spent', charged) end`
     : ''
 }
-redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', charged, 'record', ARGV[6])
+redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', charged, 'pending', counted, 'record', ARGV[6])
 redis.call('SET', marker, charged, 'PX', SETTLED_MARKER_MS)
 return charged
 `;

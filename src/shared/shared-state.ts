@@ -15,7 +15,7 @@ import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';
 import { ADMIT, ADMIT_KEY, GIVE_BACK_REQUEST, LIMITS, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
-import { ACK, MIRROR, RELEASE, RENEW } from './upkeep-scripts.js';
+import { MIRROR, RELEASE, RENEW } from './upkeep-scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);
@@ -24,7 +24,6 @@ const limitsScript = new LuaScript(LIMITS);
 const snapshotScript = new LuaScript(SNAPSHOT);
 export const releaseScript = new LuaScript(RELEASE);
 const giveBackScript = new LuaScript(GIVE_BACK_REQUEST);
-export const ackScript = new LuaScript(ACK);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */
 export interface SharedReservation {
@@ -137,6 +136,8 @@ export class SharedState {
       slots: `${base}:slots`,
       rpm: `${base}:rpm`,
       tpm: `${base}:tpm`,
+      writes: `${base}:writes`,
+      landed: `${base}:landed`,
     };
   }
 
@@ -324,7 +325,8 @@ export class SharedState {
   /** Reads the account's balance from the store into the mirror, unless the mirror is newer. */
   async refreshBalance(accountId: string): Promise<void> {
     const { balanceMicros, version } = await this.store.versionedBalanceOf(accountId);
-    await mirrorScript.run(this.redis, [this.keys(accountId).credit], [version, balanceMicros]);
+    const { credit, writes, landed } = this.keys(accountId);
+    await mirrorScript.run(this.redis, [credit, writes, landed], [version, balanceMicros]);
   }
 
   async snapshot(accountId: string): Promise<BalanceSnapshot> {
@@ -388,4 +390,6 @@ export interface AccountKeys {
   slots: string;
   rpm: string;
   tpm: string;
+  writes: string;
+  landed: string;
 }

@@ -1,14 +1,21 @@
 // Shared mode's usage writer: settled records wait in a Redis stream (SETTLE appends them)
 // until the store has them, so the records of an instance that crashed are written by
-// another. Every instance reads the stream in one consumer group; a batch is written to
-// the store (idempotent by record id), then acknowledged by ACK, which moves its charges
-// from `pending` into the mirrored balance read after the commit.
+// another. Every instance reads the stream in one consumer group; a batch is opened in
+// Redis (its accounts' balances are not read while it is written), written to the store
+// (idempotent by record id) with each account's balance read in the same transaction, then
+// acknowledged by ACK, which moves its charges from `pending` into the mirrored balance.
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Store } from '../store/store.js';
-import { ackScript, type SharedState } from './shared-state.js';
+import { LuaScript } from './lua-script.js';
+import type { SharedState } from './shared-state.js';
+import { ACK, OPEN_BATCH } from './upkeep-scripts.js';
 import { readEntry, type StreamEntry } from './usage-stream.js';
+
+const openBatchScript = new LuaScript(OPEN_BATCH);
+const ackScript = new LuaScript(ACK);
 
 const GROUP = 'store-writers';
 const BATCH = 500;
@@ -22,6 +29,11 @@ const BLOCK_MS = 200;
 const GATHER_MS = 100;
 /** How often to look for entries other consumers read but did not acknowledge. */
 const CLAIM_EVERY_MS = 5_000;
+/**
+ * An open batch that was never acknowledged (its writer died, or the store failed) stops
+ * holding back its accounts' balance reads after this long.
+ */
+const OPEN_BATCH_MS = 10_000;
 
 export interface UsageStreamWriterOptions {
   /** This instance's name in the consumer group. */
@@ -141,19 +153,27 @@ export class UsageStreamWriter {
       return entries.length;
     }
     const parsed = live.map(([id, fields]) => ({ id, ...readEntry(fields) }));
+    const accountIds = [...new Set(parsed.map((entry) => entry.accountId))];
+    const accountKeys = accountIds.map((id) => this.shared.keys(id));
+    const token = randomUUID();
+    await openBatchScript.run(this.shared.redis, accountKeys.map((keys) => keys.writes), [token, OPEN_BATCH_MS]);
+
     const startedAt = performance.now();
-    const capped = await this.store.recordUsage(parsed.map((entry) => entry.record));
+    // Each balance is read under the batch's lock on it: exactly what this commit made it.
+    const { capped, balances } = await this.store.transaction(async (tx) => {
+      const capped = await tx.recordUsage(parsed.map((entry) => entry.record));
+      const balances = [];
+      for (const id of accountIds) balances.push(await tx.versionedBalanceOf(id));
+      return { capped, balances };
+    });
     this.observer?.batchWritten(parsed.length, (performance.now() - startedAt) / 1000);
     for (const charge of capped) this.observer?.chargeCapped(charge);
 
-    // Balances read after the commit, so each includes this batch's charges.
-    const accountIds = [...new Set(parsed.map((entry) => entry.accountId))];
-    const balances = await Promise.all(accountIds.map((id) => this.store.versionedBalanceOf(id)));
     const index = new Map(accountIds.map((id, i) => [id, i + 1]));
-    const args: (string | number)[] = [GROUP, accountIds.length];
+    const args: (string | number)[] = [GROUP, token, accountIds.length];
     for (const balance of balances) args.push(balance.version, balance.balanceMicros);
-    for (const entry of parsed) args.push(entry.id, index.get(entry.accountId)!, entry.costMicros);
-    const keys = [this.shared.usageStream, ...accountIds.map((id) => this.shared.keys(id).credit)];
+    for (const entry of parsed) args.push(entry.id, index.get(entry.accountId)!, entry.pendingMicros);
+    const keys = [this.shared.usageStream, ...accountKeys.flatMap((keys) => [keys.credit, keys.writes, keys.landed])];
     await ackScript.run(this.shared.redis, keys, args);
     return entries.length;
   }

@@ -1,5 +1,6 @@
-// The usage stream's entries: SETTLE appends one per settled request (fields account, cost
-// and record, the usage record as JSON), usage-stream-writer.ts stores and deletes them.
+// The usage stream's entries: SETTLE appends one per settled request (fields account, cost,
+// pending: the part of the cost counted in the account's pending, and record, the usage
+// record as JSON), usage-stream-writer.ts stores and deletes them.
 import type { Redis } from 'ioredis';
 import type { UsageRecord } from '../store/store.js';
 
@@ -8,6 +9,8 @@ export type StreamEntry = [id: string, fields: string[]];
 export interface StreamedUsage {
   accountId: string;
   costMicros: number;
+  /** What its settlement added to the account's `pending` (nothing without a mirror). */
+  pendingMicros: number;
   record: UsageRecord;
 }
 
@@ -22,7 +25,9 @@ export function readEntry(fields: string[]): StreamedUsage {
   const costMicros = Number(values.get('cost'));
   const record = { ...RECORD_DEFAULTS, ...(JSON.parse(values.get('record')!) as Partial<UsageRecord>) } as UsageRecord;
   record.shortfallMicros = Math.max(0, record.costMicros - costMicros);
-  return { accountId: values.get('account')!, costMicros, record };
+  // An entry of an instance that predates the field: its charge was pending when a mirror existed.
+  const pendingMicros = values.has('pending') ? Number(values.get('pending')) : costMicros;
+  return { accountId: values.get('account')!, costMicros, pendingMicros, record };
 }
 
 const RECORD_DEFAULTS: Partial<UsageRecord> = {
