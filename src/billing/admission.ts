@@ -97,12 +97,18 @@ export interface Pass {
   readonly reservedMicros: number;
   /** Refused before the model: give back what was taken. Safe to call more than once. */
   refuse(): void;
+  /** The backend is done: charge, release the rest and the slot, queue the record. Once. */
+  release(usage: Settlement): Released;
+}
+
+export interface Released {
   /**
-   * The backend is done: charge, release the rest and the slot, queue the record. Once.
-   * Returns the balance left after the charge where this process knows it without a round
-   * trip (see each implementation), for the answer's X-Lmgate-Balance.
+   * The balance left after the charge where this process knows it without a round trip
+   * (see each implementation), for the answer's X-Lmgate-Balance.
    */
-  release(usage: Settlement): number | undefined;
+  balanceMicros: number | undefined;
+  /** The charge is durable (committed to the store; in shared mode, in Redis): the answer's last byte waits for it. */
+  durable: Promise<void> | undefined;
 }
 
 export class MemoryAdmission implements Admission {
@@ -245,7 +251,7 @@ class MemoryPass implements Pass {
   }
 
   /** The balance after the charge: exact, as this process holds every charge of the account. */
-  release({ completionTokens, record }: Settlement): number | undefined {
+  release({ completionTokens, record }: Settlement): Released {
     let balanceMicros: number | undefined;
     if (this.reservation) {
       const settled = this.credits.settle(this.reservation, record.costMicros);
@@ -255,7 +261,6 @@ class MemoryPass implements Pass {
     if (this.keyHold) this.keySpend.settle(this.keyHold, record);
     this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
     this.releaseSlot();
-    this.writer.enqueue(record);
-    return balanceMicros;
+    return { balanceMicros, durable: this.writer.enqueue(record) };
   }
 }

@@ -13,7 +13,7 @@ import type { ModelEntry } from '../models/catalog.js';
 import { isoNow } from '../store/clock.js';
 import { newTimeOrderedId } from '../ids.js';
 import { costMicros, outputTokensThatFit, type PriceScale } from './pricing.js';
-import type { Decision, Pass } from './admission.js';
+import type { Decision, Pass, Released } from './admission.js';
 import type { Tier } from './tiers.js';
 
 export interface RequestIdentity {
@@ -57,6 +57,8 @@ function withFit(err: InsufficientCreditsError, model: ModelEntry, plan: TokenPl
   return new InsufficientCreditsError(err.neededMicros, err.availableMicros, { maxTokensThatFit: fit, reason: err.reason });
 }
 
+const NOTHING_RELEASED: Released = { balanceMicros: undefined, durable: undefined };
+
 export class MeteredRequest {
   private readonly startedAtMs = performance.now();
   private done = false;
@@ -71,10 +73,10 @@ export class MeteredRequest {
    * The backend is done (answered fully or partly, failed, or the client left): charge
    * what it served, release the hold and the slot, and queue the usage record. A backend
    * that failed before generating anything is finished with zero usage. Returns the
-   * balance left after the charge, where known (Pass.release).
+   * balance left after the charge, where known, and when the charge is durable (Pass.release).
    */
-  finish(served: Usage, status: number, finishReason: string | null, outcome: UsageOutcome): number | undefined {
-    if (this.done) return undefined;
+  finish(served: Usage, status: number, finishReason: string | null, outcome: UsageOutcome): Released {
+    if (this.done) return NOTHING_RELEASED;
     this.done = true;
     const { identity, plan } = this;
     const usage = consistentUsage(served);

@@ -1,7 +1,9 @@
-// Settled usage goes to the store off the request path: records queue in memory and are
-// written in batches (one transaction each) every `flushIntervalMs`, or sooner when many
-// are waiting, and on shutdown. A record is acknowledged only once its batch committed;
-// a crash loses at most the queued (unbilled) records and never half a batch.
+// Settled usage goes to the store off the event loop, by group commit: a record queued
+// starts a batch (one transaction) at once unless one is being written, and what queues
+// meanwhile goes in the next batch, started as soon as that one commits. Each record's
+// promise resolves at its batch's commit: the answer's last byte waits for it, so a crash
+// loses only charges of answers never fully sent, and never half a batch. A batch that
+// failed is retried every `flushIntervalMs`.
 import { NotFoundInStoreError, type CappedCharge, type Store, type UsageRecord } from '../store/store.js';
 import type { MemoryCreditBook } from './reservations.js';
 
@@ -18,12 +20,20 @@ export interface UsageWriteObserver {
   chargeCapped(charge: CappedCharge): void;
 }
 
+/** A record waiting for the store, and what to tell once its batch committed. */
+interface Queued {
+  record: UsageRecord;
+  stored: () => void;
+}
+
 export class UsageWriter {
-  private queue: UsageRecord[] = [];
+  private queue: Queued[] = [];
   /** The batch being written, out of the queue but not yet committed. */
-  private writing: readonly UsageRecord[] = [];
+  private writing: readonly Queued[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** A batch is to start on the next turn of the event loop, with every record queued in this one. */
+  private startSoon = false;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
   observer: UsageWriteObserver | undefined;
@@ -44,9 +54,21 @@ export class UsageWriter {
     this.timer.unref();
   }
 
-  enqueue(record: UsageRecord): void {
-    this.queue.push(record);
-    if (this.queue.length >= this.maxBatch) void this.flushInBackground();
+  /** Queues a record; resolves once the store has committed it. */
+  enqueue(record: UsageRecord): Promise<void> {
+    return new Promise((stored) => {
+      this.queue.push({ record, stored });
+      this.commitSoon();
+    });
+  }
+
+  private commitSoon(): void {
+    if (this.flushing || this.startSoon) return;
+    this.startSoon = true;
+    setImmediate(() => {
+      this.startSoon = false;
+      void this.flushInBackground();
+    });
   }
 
   /** Writes everything queued so far (tests and shutdown call this). */
@@ -69,24 +91,32 @@ export class UsageWriter {
 
   /** Settled records the store does not have yet: queued, or in the batch being written. */
   *unwritten(): Iterable<UsageRecord> {
-    yield* this.writing;
-    yield* this.queue;
+    for (const queued of this.writing) yield queued.record;
+    for (const queued of this.queue) yield queued.record;
   }
 
   private async flushInBackground(): Promise<void> {
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = this.writeBatch().finally(() => (this.flushing = undefined));
-    await this.flushing.catch(this.options.onError);
+    try {
+      await this.flushing;
+      // Committed: what queued meanwhile is the next group.
+      if (this.queue.length > 0) this.commitSoon();
+    } catch (err) {
+      this.options.onError(err);
+    }
   }
 
   private writeBatch(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
     this.writing = batch;
+    const records = batch.map((queued) => queued.record);
     return this.book
-      .commitSettled(batch, async () => {
+      .commitSettled(records, async () => {
         const startedAt = performance.now();
-        const capped = await this.store.recordUsage(batch);
+        const capped = await this.store.recordUsage(records);
         this.writing = [];
+        for (const queued of batch) queued.stored();
         this.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
         for (const charge of capped) this.observer?.chargeCapped(charge);
       })
@@ -94,9 +124,10 @@ export class UsageWriter {
         this.writing = [];
         if (err instanceof NotFoundInStoreError) {
           // An account deleted by hand would block every later batch; its records can
-          // never be stored, so they are dropped (and reported), the rest retried.
+          // never be stored, so they are dropped (and reported, their answers let go), the rest retried.
           const gone = err.ref;
-          this.queue.unshift(...batch.filter((record) => record.accountId !== gone));
+          for (const queued of batch) if (queued.record.accountId === gone) queued.stored();
+          this.queue.unshift(...batch.filter((queued) => queued.record.accountId !== gone));
         } else {
           // Keep the records (ids make a retry safe) and try again on the next tick.
           this.queue.unshift(...batch);

@@ -161,12 +161,12 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
   });
 }
 
-/** Steps 7–8 without streaming: the whole answer, then the bill. */
+/** Steps 7–8 without streaming: the whole answer, then the bill; the body once the charge is durable. */
 function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, metered: MeteredRequest, inFlight: InFlight, reply: FastifyReply): string | Promise<string> {
-  const settle = (result: CompletionResult): string => {
-    const balanceMicros = metered.finish(result.usage, 200, result.finishReason, 'completed');
+  const settle = (result: CompletionResult): string | Promise<string> => {
+    const { balanceMicros, durable } = metered.finish(result.usage, 200, result.finishReason, 'completed');
     if (balanceMicros !== undefined) reply.header(BALANCE_HEADER, formatCredits(balanceMicros));
-    return result.body;
+    return durable ? durable.then(() => result.body) : result.body;
   };
   let answer: CompletionResult | Promise<CompletionResult>;
   try {
@@ -193,9 +193,10 @@ function answerNow<Req>(endpoint: MeteredEndpoint<Req>, call: MeteredCall<Req>, 
 }
 
 /**
- * Steps 7–8 streaming: events from the backend, then the bill for what was generated. The
- * status line waits for the first event, so a backend that fails before it (every
- * upstream down, an upstream 4xx) still answers with its own status and error body.
+ * Steps 7–8 streaming: events from the backend, then the bill for what was generated, and
+ * the last frame once that charge is durable. The status line waits for the first event,
+ * so a backend that fails before it (every upstream down, an upstream 4xx) still answers
+ * with its own status and error body.
  */
 async function streamAnswer<Req>(
   request: FastifyRequest,
@@ -217,7 +218,9 @@ async function streamAnswer<Req>(
     // Stopped by the drain: what was generated is charged, and the client told why it ends.
     const error = client.stopped ? new ShuttingDownError() : result.error;
     const status = error ? statusOf(error) : client.aborted ? CLIENT_CLOSED : 200;
-    metered.finish(result.usage, status, result.finishReason, outcomeOf(status, client));
+    const { durable } = metered.finish(result.usage, status, result.finishReason, outcomeOf(status, client));
+    // The last frame once the charge is durable: a client that has it was billed.
+    if (durable && !client.aborted) await durable;
     events.end(error && errors.streamFrame(error, request.id));
   } catch (thrown) {
     const err = client.stopped ? new ShuttingDownError() : thrown;

@@ -1,7 +1,7 @@
 // The Admission of shared mode: a chat request is admitted in one Redis round trip (slot,
 // requests and tokens per minute, reservation) and settled in another after the answer;
 // usage reaches the store through the Redis stream.
-import type { Admission, Decision, Pass, Principal, RequestPlan, Settlement } from '../billing/admission.js';
+import type { Admission, Decision, Pass, Principal, Released, RequestPlan, Settlement } from '../billing/admission.js';
 import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
@@ -159,14 +159,16 @@ class SharedPass implements Pass {
   }
 
   /**
-   * The balance after the charge as of the admission: the settlement is not awaited (a round
-   * trip on the answer's path), so another request of the account settled meanwhile, on any
-   * instance, is not counted in it.
+   * The balance after the charge as of the admission: the headers go before the settlement
+   * (only the last byte waits for it), so another request of the account settled meanwhile,
+   * on any instance, is not counted in it.
    */
-  release({ completionTokens, record }: Settlement): number | undefined {
+  release({ completionTokens, record }: Settlement): Released {
     const reservation = this.reservation;
-    if (!reservation) return undefined;
-    this.admission.state.settle(reservation, this.tier, completionTokens, record).catch((err: unknown) => this.admission.reportError(err));
-    return Math.max(0, reservation.balanceMicros - record.costMicros);
+    if (!reservation) return { balanceMicros: undefined, durable: undefined };
+    // Durable once in Redis. When Redis cannot be reached the settlement is kept and retried,
+    // and the answer goes on: the charge then waits in this process's memory.
+    const durable = this.admission.state.settle(reservation, this.tier, completionTokens, record).catch((err: unknown) => this.admission.reportError(err));
+    return { balanceMicros: Math.max(0, reservation.balanceMicros - record.costMicros), durable };
   }
 }
