@@ -11,7 +11,8 @@ import type { TakenRequests } from '../limits/account-limits.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import { isoNow } from '../store/clock.js';
 import type { KeyCreditLimit } from '../store/store.js';
-import { AccountCreditRefusal, KeyCreditRefusal, type SharedReservation, type SharedState } from './shared-state.js';
+import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
+import type { SharedReservation, SharedState } from './shared-state.js';
 import type { UsageStreamWriter } from './usage-stream-writer.js';
 
 export class SharedAdmission implements Admission {

@@ -7,7 +7,9 @@ import type { Redis } from 'ioredis';
 import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
-import { InsufficientCreditsError, RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
+import { RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
+import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
+import { RecentSettlements, watchGeneration } from './empty-restart.js';
 import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
 import { isoNow } from '../store/clock.js';
@@ -50,31 +52,6 @@ export interface AdmitInput {
   key?: LimitedKey;
 }
 
-/**
- * The account's credits refused the request; `spent`: its balance is gone, not only held by
- * running requests, so nothing but a credit to it (a balance change) lets another in.
- */
-export class AccountCreditRefusal extends InsufficientCreditsError {
-  constructor(
-    neededMicros: number,
-    availableMicros: number,
-    readonly spent: boolean,
-  ) {
-    super(neededMicros, availableMicros);
-  }
-}
-
-/** A key's credit limit refused the request; `spent`: nothing is left of it even once running requests settle. */
-export class KeyCreditRefusal extends InsufficientCreditsError {
-  constructor(
-    neededMicros: number,
-    availableMicros: number,
-    readonly spent: boolean,
-  ) {
-    super(neededMicros, availableMicros, { reason: 'key_credit_limit' });
-  }
-}
-
 /** A settlement that could not reach Redis, kept to be retried when Redis is back. */
 interface Unsettled {
   reservation: SharedReservation;
@@ -86,6 +63,8 @@ interface Unsettled {
 /** Settlements kept through an outage; beyond this they are dropped (and reported). */
 const MAX_UNSETTLED = 10_000;
 const SETTLE_RETRY_MS = 1_000;
+/** Settlements kept to replay into a Redis that came back empty: far longer than the store takes to have them. */
+const KEEP_SETTLED_MS = 5_000;
 
 export interface SharedStateOptions {
   /** Key prefix, so several deployments (or test runs) can share one Redis. */
@@ -106,6 +85,8 @@ export class SharedState {
   /** The keys (and lease) of admissions whose reply timed out: released once Redis answers. */
   private abandoned: { keys: string[]; leaseId: string }[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Settled lately: their stream entries may be lost before they are stored, should Redis come back empty. */
+  private readonly recent = new RecentSettlements<Unsettled>(KEEP_SETTLED_MS, MAX_UNSETTLED);
   /** Admissions and settlements, each batched per turn of the event loop. */
   private readonly admitScript: BatchedScript;
   private readonly settleScript: BatchedScript;
@@ -146,6 +127,7 @@ export class SharedState {
   }
 
   start(): void {
+    watchGeneration(this.redis, `${this.options.prefix}:generation`, () => this.replayRecent(), this.options.onError);
     const every = Math.max(100, Math.floor(this.options.leaseMs / 3));
     this.renewTimer = setInterval(() => void this.renewLeases().catch(this.options.onError), every);
     this.renewTimer.unref();
@@ -288,6 +270,12 @@ export class SharedState {
     for (const each of waiting) await this.runSettle(each).catch(() => undefined);
   }
 
+  /** Redis came back empty: what was settled lately is settled again (the store keeps each record once). */
+  private replayRecent(): void {
+    this.unsettled.push(...this.recent.takeAll());
+    void this.retryUnsettled();
+  }
+
   private retrySoon(): void {
     this.retryTimer ??= setTimeout(() => {
       this.retryTimer = undefined;
@@ -311,6 +299,7 @@ export class SharedState {
         await this.settleKeyScript.run([...accountKeys, spend, leases, amounts, marker], [...args, creditWindowOf(key.limit.period, record.createdAt)]);
       }
       this.forget(reservation.leaseId);
+      this.recent.add(settlement);
     } catch (err) {
       if (err instanceof SharedStateUnavailableError && this.unsettled.length < MAX_UNSETTLED) {
         this.unsettled.push(settlement);

@@ -9,10 +9,13 @@ export interface TcpProxy {
   /** Accepts connections but forwards nothing, as a hung server or a lost route would. */
   stall(): void;
   restore(): void;
+  /** Forwards to another server from now on, dropping every connection: a failover. */
+  switchTo(port: number): void;
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+export async function startTcpProxy(firstPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  let targetPort = firstPort;
   let mode: 'open' | 'cut' | 'stall' = 'open';
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {
@@ -50,6 +53,10 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     restore() {
       mode = 'open';
       // Stalled connections are dropped; clients reconnect through the open proxy.
+      dropAll();
+    },
+    switchTo(port) {
+      targetPort = port;
       dropAll();
     },
     close: () =>

@@ -1,16 +1,19 @@
-// Redis faults that must cost nothing, against a redis-server of this suite's own (never the
-// shared one): stalled (SIGSTOP) under load, admissions that timed out must not hold credits
-// once it resumes; killed and started again empty, usage must keep reaching the store, and
-// what was settled during the outage with it.
+// Redis faults that must cost nothing, against redis-servers of this suite's own (never the
+// shared one), reached through a proxy: stalled (SIGSTOP) under load, admissions that timed
+// out must not hold credits once it resumes; killed and started again empty, or failed over
+// to an empty replica, under load, usage must keep reaching the store, with what was settled
+// just before (its stream entries lost) and during the outage, and no spurious 402.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTAGE_LOAD, startCluster, type TestCluster } from '../helpers/start-cluster.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const INSTANCES = 2;
 const START_MICROS = 50_000_000;
 let port: number;
 let redis: ChildProcess;
+let proxy: TcpProxy;
 let cluster: TestCluster;
 
 async function freePort(): Promise<number> {
@@ -22,8 +25,8 @@ async function freePort(): Promise<number> {
 }
 
 /** A redis-server with nothing saved, resolved once it accepts connections. */
-async function startRedis(): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startRedis(on = port): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(on), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (data: Buffer) => {
@@ -46,27 +49,27 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 beforeAll(async () => {
   port = await freePort();
   redis = await startRedis();
-  cluster = await startCluster(
-    INSTANCES,
-    OUTAGE_LOAD,
-    { redisUrl: `redis://127.0.0.1:${port}` },
-  );
+  proxy = await startTcpProxy(port);
+  cluster = await startCluster(INSTANCES, OUTAGE_LOAD, { redisUrl: proxy.url('redis') });
 }, 60_000);
 afterAll(async () => {
   await cluster?.close();
+  await proxy?.close();
   if (redis && redis.exitCode === null) {
     redis.kill('SIGCONT');
     await stopRedis(redis);
   }
 });
 
-/** Eight clients on both instances until `stop()`: the statuses they got. */
-function load(apiKey: string): { statuses: number[]; stop(): Promise<void> } {
+/** Eight clients on both instances until `stop()`: the statuses they got, and the slowest answer (ms). */
+function load(apiKey: string): { statuses: number[]; slowestMs(): number; stop(): Promise<void> } {
   const statuses: number[] = [];
+  let slowestMs = 0;
   let running = true;
   const loops = Array.from({ length: 8 }, async (_, i) => {
     const instance = cluster.instances[i % INSTANCES]!;
     while (running) {
+      const startedAt = performance.now();
       const res = await fetch(`${instance.baseURL}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -74,11 +77,13 @@ function load(apiKey: string): { statuses: number[]; stop(): Promise<void> } {
       }).catch(() => undefined);
       statuses.push(res?.status ?? 0);
       await res?.text();
+      slowestMs = Math.max(slowestMs, performance.now() - startedAt);
       if (res?.status !== 200) await sleep(50);
     }
   });
   return {
     statuses,
+    slowestMs: () => slowestMs,
     async stop() {
       running = false;
       await Promise.all(loops);
@@ -122,25 +127,43 @@ describe('a stalled Redis (SIGSTOP)', () => {
   }, 60_000);
 });
 
-describe('a Redis that restarts empty', () => {
-  it('keeps usage flowing to the store, with what was settled while it was down', async () => {
-    const { account, apiKey } = await cluster.createAccount({ micros: START_MICROS });
-    const traffic = load(apiKey);
-    await sleep(800);
-    // Stopped between two of the usage writer's batches, so the stream holds nothing unwritten.
-    await traffic.stop();
-    await sleep(600);
-    const slow = cluster.instances[1]!.client(apiKey).chat.completions.create({ model: 'slow-echo', max_tokens: 8, messages: [{ role: 'user', content: 'across the restart' }] });
-    await sleep(100);
-    await stopRedis(redis);
-    await sleep(600); // the slow answer settles while Redis is gone: kept, and retried
-    redis = await startRedis();
-    await slow;
-    const after = load(apiKey);
-    await sleep(2_000);
-    await after.stop();
-    expect(after.statuses.slice(-8).every((status) => status === 200)).toBe(true);
-    const answered = [...traffic.statuses, ...after.statuses].filter((status) => status === 200).length + 1;
-    await expectBooksExact(account.id, answered);
+/** Load through a Redis that is taken away and replaced by an empty one by `fault`; then the books. */
+async function throughAnEmptyRedis(name: string, fault: () => Promise<void>): Promise<void> {
+  const { account, apiKey } = await cluster.createAccount({ micros: START_MICROS });
+  const traffic = load(apiKey);
+  await sleep(800);
+  const slow = cluster.instances[1]!.client(apiKey).chat.completions.create({ model: 'slow-echo', max_tokens: 8, messages: [{ role: 'user', content: 'across the fault' }] });
+  await sleep(100);
+  await fault();
+  await slow;
+  await sleep(2_000);
+  await traffic.stop();
+  const statuses = traffic.statuses;
+  expect(statuses.slice(-8).every((status) => status === 200)).toBe(true);
+  expect(statuses.filter((status) => status === 402)).toEqual([]);
+  const answered = statuses.filter((status) => status === 200).length + 1;
+  await expectBooksExact(account.id, answered);
+  const refused = statuses.filter((status) => status === 503).length;
+  console.log(`${name}: ${answered} answered and charged (0 lost), ${refused} refused with 503 while Redis was away, 0 spurious 402; slowest answer ${traffic.slowestMs().toFixed(0)} ms`);
+}
+
+describe('a Redis that comes back empty', () => {
+  it('restarted under load: usage keeps reaching the store, with what was settled before and during the outage', async () => {
+    await throughAnEmptyRedis('restart empty', async () => {
+      await stopRedis(redis);
+      await sleep(600); // the slow answer settles while Redis is gone: kept, and retried
+      redis = await startRedis();
+    });
+  }, 60_000);
+
+  it('failed over to an empty replica under load: the same', async () => {
+    const replicaPort = await freePort();
+    const replica = await startRedis(replicaPort);
+    const old = redis;
+    await throughAnEmptyRedis('failover to an empty replica', async () => {
+      proxy.switchTo(replicaPort);
+      redis = replica;
+    });
+    await stopRedis(old);
   }, 60_000);
 });
