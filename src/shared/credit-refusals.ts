@@ -8,7 +8,7 @@ import { InsufficientCreditsError } from '../errors.js';
  */
 export class AccountCreditRefusal extends InsufficientCreditsError {
   constructor(
-    neededMicros: number,
+    neededMicros: number | undefined,
     availableMicros: number,
     readonly spent: boolean,
   ) {
@@ -19,7 +19,7 @@ export class AccountCreditRefusal extends InsufficientCreditsError {
 /** A key's credit limit refused the request; `spent`: nothing is left of it even once running requests settle. */
 export class KeyCreditRefusal extends InsufficientCreditsError {
   constructor(
-    neededMicros: number,
+    neededMicros: number | undefined,
     availableMicros: number,
     readonly spent: boolean,
   ) {

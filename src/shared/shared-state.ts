@@ -223,8 +223,9 @@ export class SharedState {
         settled: false,
       };
     }
-    if (outcome === 'credits') throw new AccountCreditRefusal(input.worstCaseMicros, a, b <= 0);
-    if (outcome === 'keycredits') throw new KeyCreditRefusal(input.worstCaseMicros, a, b <= 0);
+    // With nothing available at all the refusal names no amount, as before counting (requireCredit).
+    if (outcome === 'credits') throw new AccountCreditRefusal(a <= 0 ? undefined : input.worstCaseMicros, a, b <= 0);
+    if (outcome === 'keycredits') throw new KeyCreditRefusal(a <= 0 ? undefined : input.worstCaseMicros, a, b <= 0);
     if (outcome === 'concurrency') {
       throw new RateLimitedError({ limit: config.concurrency, remaining: 0, resetAtUnixSec: Math.ceil(Date.now() / 1000) + 1 }, 1);
     }

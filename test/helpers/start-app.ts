@@ -1,5 +1,8 @@
 // Starts the real app on a loopback port with a temporary SQLite file (or a fresh
 // PostgreSQL database), and gives tests what they need to seed accounts and keys.
+// LMGATE_TEST_MODE=shared runs every app a suite starts in shared mode instead (a fresh
+// PostgreSQL database and the local Redis under a prefix of its own), so one suite checks
+// one contract in both modes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +13,14 @@ import { Commands } from '../../src/commands/commands.js';
 import { creditsToMicros } from '../../src/billing/money.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { openSharedMode } from '../../src/shared/connect.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Account, Store } from '../../src/store/store.js';
 import { createTestDatabase } from './postgres.js';
+import { TEST_REDIS_URL, testRedis } from './redis.js';
+
+/** Whether suites run their apps in shared mode (PostgreSQL and Redis). */
+export const SHARED_MODE = process.env.LMGATE_TEST_MODE === 'shared';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -42,13 +50,15 @@ let accountCounter = 0;
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lmgate-test-'));
-  const database = options.database === 'postgres' ? await createTestDatabase() : undefined;
+  const database = options.database === 'postgres' || SHARED_MODE ? await createTestDatabase() : undefined;
+  const redis = SHARED_MODE ? testRedis() : undefined;
   const config = loadConfig({
     env: {},
     cwd: dataDir,
     overrides: {
       log: { level: 'silent' },
       store: { data_dir: dataDir, ...(database ? { database_url: database.url } : {}) },
+      ...(redis ? { redis: { url: TEST_REDIS_URL } } : {}),
       server: { port: 0 },
       // Suites sign up many accounts from 127.0.0.1; the throttle has its own test.
       signup: { per_address_per_hour: 10_000 },
@@ -57,7 +67,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   });
   const store = openStore({ databaseUrl: config.store.database_url, sqlitePath: join(dataDir, 'lmgate.db') });
   await store.migrate();
-  const app = await buildApp(config, { store, changePollMs: 50 });
+  const shared = redis && (await openSharedMode(config, store, { prefix: redis.prefix, onError: () => undefined }));
+  const app = await buildApp(config, { store, shared, changePollMs: 50 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -90,6 +101,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     async close() {
       await app.close();
       await store.close();
+      await redis?.cleanup();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,5 +1,5 @@
 // Many deliveries at once: one event sent 20 times concurrently to two instances credits
-// once; many requests crossing an auto-recharge threshold charge the card once, on one
+// once, and signed bodies that are not events get 400 from either; many requests crossing an auto-recharge threshold charge the card once, on one
 // instance or spread over two.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
@@ -32,6 +32,37 @@ describe('one event delivered 20 times at once across two instances', () => {
     expect(await cluster.store.balanceOf(account.id)).toBe(50 * MICROS_PER_CREDIT);
     expect((await cluster.store.listLedger(account.id)).filter((e) => e.kind === 'top_up')).toHaveLength(1);
     await expectBooksBalance(cluster.store, [account.id]);
+  });
+
+  it('answers signed bodies that are not events lmgate can apply with 400 on either instance, and credits nothing', async () => {
+    const { account } = await cluster.createAccount({ micros: 0 });
+    const session = { id: id('cs'), object: 'checkout.session', mode: 'payment', payment_status: 'paid', status: 'complete', amount_total: 2500, currency: 'usd', client_reference_id: account.id, customer: id('cus'), payment_intent: id('pi'), metadata: { account_id: account.id, purpose: 'top_up' } };
+    const paid = stripeEvent('checkout.session.completed', session);
+    const withObject = (object: unknown): unknown => ({ ...paid, id: id('evt'), data: { object } });
+    const { id: _id, ...withoutId } = session;
+    const { created: _created, ...withoutCreated } = { ...paid, id: id('evt') } as Record<string, unknown>;
+    const bodies: unknown[] = [
+      {},
+      [],
+      null,
+      'a string',
+      42,
+      { ...paid, id: id('evt'), data: undefined },
+      withObject(null),
+      withObject({ ...session, client_reference_id: 42 }),
+      withObject({ ...session, metadata: 'top_up' }),
+      withObject(withoutId),
+      withoutCreated,
+      { id: id('evt'), object: 'v2.core.event', type: 'v1.billing.meter.error_report_triggered', created: new Date().toISOString(), related_object: { id: 'mtr_1' } },
+    ];
+    for (const [i, body] of bodies.entries()) {
+      const answer = await deliver(cluster.instances[i % 2]!.origin, body as Record<string, unknown>);
+      expect(answer.status, JSON.stringify(body)?.slice(0, 80)).toBe(400);
+      expect(answer.body).toMatchObject({ error: { message: 'The webhook body is not a Stripe event lmgate can apply.', code: 400 } });
+    }
+    expect(await cluster.store.balanceOf(account.id)).toBe(0);
+    expect((await deliver(cluster.instances[1]!.origin, paid)).status).toBe(200);
+    expect(await cluster.store.balanceOf(account.id)).toBe(50 * MICROS_PER_CREDIT);
   });
 });
 
