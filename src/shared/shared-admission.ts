@@ -76,8 +76,10 @@ export class SharedAdmission implements Admission {
     await this.writer.start();
   }
 
-  flush(): Promise<void> {
-    return this.writer.flush();
+  /** Settlements kept through an outage tried again, then what waits in the stream written. */
+  async flush(): Promise<void> {
+    if (this.state.unsettledCount > 0) await this.state.retryUnsettled();
+    await this.writer.flush();
   }
 
   async close(): Promise<void> {
