@@ -1,6 +1,5 @@
 // Relays one upstream stream's events to the client: lmgate's model id on every chunk,
 // usage kept for the bill and shown only to a client that asked for it.
-import type { Usage } from '../../billing/usage.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { AttemptFailure } from '../../errors.js';
 import { requestedMaxTokens } from '../../chat/chat-request.js';
@@ -17,8 +16,6 @@ export class StreamRelay {
   private readonly renamer: ModelRenamer;
   /** The stream's usage: what the upstream reported, and the text delivered where it did not. */
   private readonly meter: UsageMeter;
-  /** The upstream reported usage (for the whole stream, or some choice's). */
-  private hasReport = false;
   /**
    * Several choices (`n` > 1): llama.cpp's server sends one usage-only chunk per choice as
    * each finishes, each with the prompt and that choice's output. They are summed (the
@@ -73,7 +70,7 @@ export class StreamRelay {
       // The choices' usages, summed, in the form of the upstream's last usage chunk.
       const { id, created, object, system_fingerprint: fingerprint } = this.lastUsageChunk;
       this.sink.send(JSON.stringify({ id, object, created, model: this.call.modelId, system_fingerprint: fingerprint, choices: [], usage: usageBody(usage, this.call.chargeMicros(usage)) }));
-    } else if (this.call.includeUsage && !this.hasReport) {
+    } else if (this.call.includeUsage && !this.meter.hasReport) {
       // The client asked for usage and the upstream gave none: lmgate's count, in the
       // final chunk OpenAI would have sent.
       const last = this.lastEvent === null ? null : parsedOrNull(this.lastEvent);
@@ -113,7 +110,7 @@ export class StreamRelay {
       if (!this.call.includeUsage) {
         // The usage-only chunk lmgate asked for on its own account; a rarer form is parsed.
         if (!data.includes('choices":[]')) return undefined;
-        this.noteUsage(usage);
+        this.meter.report(usage);
         return null;
       }
       const costed = textWithUsageCost(data, formatCredits(this.call.chargeMicros(usage)));
@@ -126,7 +123,7 @@ export class StreamRelay {
     }
     const renamed = this.renamer.renameText(text);
     if (renamed === undefined) return undefined;
-    if (usage !== null) this.noteUsage(usage);
+    if (usage !== null) this.meter.report(usage);
     else if (!this.meter.isReported) this.notePlainText(data);
     if (finishReason !== null) this.meter.finish(0, finishReason);
     return renamed;
@@ -151,7 +148,7 @@ export class StreamRelay {
     // (one choice's, see perChoiceUsage) follows the finish it belongs to.
     this.noteTexts(chunk);
     for (const choice of choices) this.noteFinish(choice);
-    if (usage !== null) this.noteUsage(usage);
+    if (usage !== null) this.meter.report(usage);
     if (this.perChoiceUsage && usage !== null) {
       // Sent with the others, summed, at the end.
       this.lastUsageChunk = chunk;
@@ -171,11 +168,6 @@ export class StreamRelay {
       text = JSON.stringify(chunk);
     }
     return this.renamer.rename(text, chunk);
-  }
-
-  private noteUsage(usage: Usage): void {
-    this.hasReport = true;
-    this.meter.report(usage);
   }
 
   /** Any choice finishing ends the stream properly. */

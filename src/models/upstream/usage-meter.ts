@@ -39,6 +39,11 @@ export class UsageMeter {
 
   constructor(private readonly options: MeterOptions) {}
 
+  /** The upstream has sent a report of its usage (report()). */
+  get hasReport(): boolean {
+    return this.reported !== null;
+  }
+
   /** The upstream has reported both sides: nothing delivered from here on needs counting. */
   get isReported(): boolean {
     return (this.reported !== null && !this.options.perChoiceReports) || (this.reportedInput !== null && this.reportedOutput !== null);
