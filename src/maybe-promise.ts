@@ -8,3 +8,17 @@ export type MaybePromise<T> = T | Promise<T>;
 export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/**
+ * `next(step())`, or `failed(err)` when the step throws or its promise rejects; at once
+ * when the step is synchronous.
+ */
+export function attempt<T, U>(step: () => MaybePromise<T>, next: (value: T) => MaybePromise<U>, failed: (err: unknown) => MaybePromise<U>): MaybePromise<U> {
+  let value: MaybePromise<T>;
+  try {
+    value = step();
+  } catch (err) {
+    return failed(err);
+  }
+  return value instanceof Promise ? value.then(next, failed) : next(value);
+}

@@ -16,14 +16,13 @@ import { assertTierAllowsModel } from '../billing/tiers.js';
 import type { TokenPlan } from '../chat/plan.js';
 import type { ModelEndpoint } from '../config/schema.js';
 import { ShuttingDownError, UnsupportedMediaTypeError } from '../errors.js';
-import { andThen, type MaybePromise } from '../maybe-promise.js';
+import { andThen, attempt, type MaybePromise } from '../maybe-promise.js';
 import type { CompletionResult, StreamResult } from '../models/backend.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { ClientConnection } from './client-connection.js';
 import { logFailure } from './error-handler.js';
 import { renderError, renderStreamError, statusOf, type ErrorReply } from './error-reply.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
-import type { LimitsSnapshot } from '../limits/account-limits.js';
 import type { InFlight } from './in-flight.js';
 import { EventStream, type EventFraming } from './sse.js';
 
@@ -101,25 +100,20 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
     // A request refused before it reaches a model gives back what it took, and like any
     // authenticated answer tells where its requests per minute stand (in shared mode none
     // was taken yet: admission takes it).
-    const refuse = (err: unknown): never | Promise<never> => {
+    const refuse = (err: unknown): MaybePromise<never> => {
       pass.refuse();
       if (reply.hasHeader('x-ratelimit-limit')) throw err;
-      let limits: MaybePromise<LimitsSnapshot>;
-      try {
-        limits = services.admission.limits({ accountId: account.id, tier });
-      } catch {
-        throw err;
-      }
-      const withHeaders = (snapshot: LimitsSnapshot): never => {
-        reply.headers(rateLimitHeaders(snapshot.requests));
-        throw err;
-      };
-      if (limits instanceof Promise) {
-        return limits.then(withHeaders, () => {
+      // Limits that cannot be read leave the refusal as it is.
+      return attempt(
+        () => services.admission.limits({ accountId: account.id, tier }),
+        (snapshot): never => {
+          reply.headers(rateLimitHeaders(snapshot.requests));
           throw err;
-        });
-      }
-      return withHeaders(limits);
+        },
+        (): never => {
+          throw err;
+        },
+      );
     };
     let admitted: MaybePromise<MeteredCall<Req>>;
     try {
