@@ -5,7 +5,8 @@
 // Per account (A), with `p` the key prefix:
 //   p:A:credit   hash  stored (the store's balance, micro-credits), version (its
 //                      balance_version), pending (charges settled but not yet in `stored`),
-//                      reserved (sum of live reservations)
+//                      reserved (sum of live reservations), later_version and
+//                      later_balance (a read kept until no batch is open)
 //   p:A:writes   zset  usage batches being written to the store → expiry (ms)
 //   p:A:landed   hash  version of the store's balance → charges stored at it, still pending
 //   p:A:leases   zset  reservation id → expiry (ms); p:A:amounts hash id → micro-credits

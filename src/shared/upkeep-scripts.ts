@@ -5,16 +5,25 @@
 
 /**
  * The stored balance moved to a read of the store at `version`, and the charges that read
- * includes taken out of `pending`. A read is taken only when no batch is between its start
- * and its acknowledgement (`writes`): such a batch may be committed, in the read, and its
- * charges still pending, so the read would count them twice. Charges acknowledged wait in
- * `landed` under the version their batch committed at, until `stored` is that new.
+ * includes taken out of `pending`. A read replaces `stored` only when no batch is between
+ * its start and its acknowledgement (`writes`): such a batch may be committed, in the read,
+ * and its charges still pending, so the read would count them twice. A read that comes
+ * while one is open is kept (`later_version`, `later_balance`) and applied at the first
+ * moment none is: every batch committed before it was read has landed by then. Charges
+ * acknowledged wait in `landed` under the version their batch committed at, until
+ * `stored` is that new.
  */
 const STORED = `
 local function set_stored(credit, writes, landed, version, balance, now)
   redis.call('ZREMRANGEBYSCORE', writes, '-inf', now)
-  if redis.call('ZCARD', writes) == 0 and version > tonumber(redis.call('HGET', credit, 'version') or '-1') then
-    redis.call('HSET', credit, 'stored', balance, 'version', version)
+  local held = redis.call('HMGET', credit, 'version', 'later_version', 'later_balance')
+  local later = tonumber(held[2] or '-1')
+  if later > version then version, balance = later, held[3] end
+  if redis.call('ZCARD', writes) > 0 then
+    if version > later then redis.call('HSET', credit, 'later_version', version, 'later_balance', balance) end
+  else
+    if version > tonumber(held[1] or '-1') then redis.call('HSET', credit, 'stored', balance, 'version', version) end
+    if later >= 0 then redis.call('HDEL', credit, 'later_version', 'later_balance') end
   end
   local at = tonumber(redis.call('HGET', credit, 'version') or '-1')
   local fields = redis.call('HGETALL', landed)
