@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Commands } from '../src/commands/commands.js';
-import { creditsToMicros } from '../src/billing/money.js';
+import { creditsToMicros } from '../src/money.js';
 import { openStore } from '../src/store/kysely-store.js';
 import { runCampaign } from '../test/fuzz/campaign.js';
 import type { FuzzTarget } from '../test/fuzz/cases.js';

@@ -10,7 +10,7 @@ import { ChangeFeed } from './cluster/change-feed.js';
 import { ProcessCaches, type Change } from './cluster/local-caches.js';
 import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
-import { memoryFailureThrottle } from './dashboard/sign-in-throttle.js';
+import { memoryFailureThrottle } from './web-session/sign-in-throttle.js';
 import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, refuseExpectation, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { base36Now } from './store/clock.js';
+import { base36Now } from './clock.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -7,7 +7,7 @@ import type { Admission } from './billing/admission.js';
 import type { Tiers } from './billing/tiers.js';
 import type { Commands } from './commands/commands.js';
 import type { Config } from './config/schema.js';
-import type { FailureThrottleFactory } from './dashboard/sign-in-throttle.js';
+import type { FailureThrottleFactory } from './web-session/sign-in-throttle.js';
 import type { InFlight } from './http/in-flight.js';
 import type { RefusalLog } from './http/refusal-log.js';
 import type { Mailer } from './mail/mailer.js';

@@ -1,6 +1,7 @@
 // The house rules a compiler does not check: no import circle among src/ modules (type
-// imports included: a circle of types is still a circle of concepts), and no file over
-// 400 lines.
+// imports included: a circle of types is still a circle of concepts), the layers (a module
+// imports only from its own layer or those below it, and never along the pairs that must
+// not happen), and no file over 400 lines.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,54 @@ function findCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+/**
+ * The layers, lowest first: each top-level folder (or file) of src/ is in one. The kernel
+ * is what everything may use; the store knows nothing of billing; the domain (billing,
+ * models and the API dialects' translations) knows nothing of who calls it; the services
+ * (keys, sessions, commands, shared mode, payments) nothing of the HTTP surfaces; only the
+ * composition root builds the whole.
+ */
+const LAYERS: string[][] = [
+  ['errors', 'lmgate-error', 'request-errors', 'ids', 'clock', 'money', 'maybe-promise', 'expiry'],
+  ['config'],
+  ['store'],
+  ['billing', 'limits', 'models', 'chat', 'anthropic', 'responses', 'completions', 'embeddings', 'mail', 'observability', 'validation'],
+  ['auth', 'web-session', 'cluster', 'commands', 'shared', 'payments'],
+  ['http', 'dashboard', 'admin'],
+  ['app', 'services', 'cli', 'main'],
+];
+/** Imports upward that are allowed: the surfaces' routes take the app's services (a type). */
+const UPWARD_ALLOWED = new Set(['http → services', 'dashboard → services', 'admin → services']);
+/**
+ * Within a layer, imports that never happen: the dashboard and the console stand side by
+ * side on the HTTP layer (its error rendering, its type provider), and it knows neither.
+ */
+const NEVER = new Set(['dashboard → admin', 'admin → dashboard', 'http → dashboard', 'http → admin']);
+
+/** The top-level folder (or file, without .ts) of src/ a module is in. */
+function unitOf(file: string): string {
+  const [first, ...rest] = relative(SRC, file).split('/');
+  return rest.length > 0 ? first! : first!.replace(/\.ts$/, '');
+}
+
+/** Every import that breaks a layer rule, as "from → to (file)". */
+function layerBreaks(graph: Map<string, string[]>): string[] {
+  const rank = new Map(LAYERS.flatMap((units, i) => units.map((unit) => [unit, i] as const)));
+  const breaks: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = unitOf(file);
+    for (const target of imports) {
+      const to = unitOf(target);
+      if (from === to) continue;
+      const pair = `${from} → ${to}`;
+      const [fromRank, toRank] = [rank.get(from), rank.get(to)];
+      const broken = fromRank === undefined || toRank === undefined || (toRank > fromRank && !UPWARD_ALLOWED.has(pair)) || NEVER.has(pair);
+      if (broken) breaks.push(`${pair} (${relative(SRC, file)})`);
+    }
+  }
+  return breaks;
+}
+
 describe('the module graph of src/', () => {
   const files = sourceFiles(SRC);
   const graph = new Map(files.map((file) => [file, importsOf(file)]));
@@ -60,6 +109,21 @@ describe('the module graph of src/', () => {
   it('finds a circle when there is one', () => {
     const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
     expect(findCycles(graph)).toEqual([['a', 'b', 'c', 'a']]);
+  });
+
+  it('keeps the layers: every import goes to its own layer or one below, and never one of the pairs that must not happen', () => {
+    expect(layerBreaks(graph)).toEqual([]);
+  });
+
+  it('finds a broken layer rule when there is one', () => {
+    const at = (path: string): string => join(SRC, path);
+    const broken = new Map([
+      [at('store/ledger.ts'), [at('billing/usage.ts'), at('money.ts')]],
+      [at('admin/caller.ts'), [at('dashboard/context.ts'), at('services.ts')]],
+      [at('billing/metering.ts'), [at('store/store.ts')]],
+      [at('nowhere/new.ts'), []],
+    ]);
+    expect(layerBreaks(broken)).toEqual(['store → billing (store/ledger.ts)', 'admin → dashboard (admin/caller.ts)']);
   });
 
   it(`has no file over ${MAX_LINES} lines`, () => {

@@ -6,12 +6,12 @@
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedApiKey } from '../auth/api-key.js';
 import { parseBearer } from '../auth/bearer.js';
-import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../dashboard/csrf.js';
-import { hasOperatorSessionLapsed } from '../dashboard/operator-session.js';
-import { SESSION_COOKIE, type Sessions } from '../dashboard/sessions.js';
+import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../web-session/csrf.js';
+import { hasOperatorSessionLapsed } from '../web-session/operator-session.js';
+import { SESSION_COOKIE, type Sessions } from '../web-session/sessions.js';
 import { ForbiddenError, InvalidApiKeyError, KeyRevokedError, UnauthenticatedError } from '../errors.js';
 import type { Actor, AdminScope, Store } from '../store/store.js';
-import { ADMIN_SCOPES, isWellFormedAdminKey } from './admin-key.js';
+import { ADMIN_SCOPES, isWellFormedAdminKey } from '../auth/admin-key.js';
 
 export interface AdminCaller {
   actor: Actor;

@@ -2,7 +2,7 @@
 // operator signs in there), the metrics registry (upstream health), and the caller the
 // plugin's hook identified.
 import type { FastifyRequest } from 'fastify';
-import type { Sessions } from '../dashboard/sessions.js';
+import type { Sessions } from '../web-session/sessions.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AppServices } from '../services.js';

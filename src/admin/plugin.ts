@@ -4,8 +4,8 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
-import { compileInputSchema } from '../dashboard/input-validator.js';
-import { Sessions } from '../dashboard/sessions.js';
+import { compileInputSchema } from '../validation/input-validator.js';
+import { Sessions } from '../web-session/sessions.js';
 import { missError, useErrorSurface } from '../http/error-handler.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import type { Metrics } from '../observability/metrics.js';

@@ -1,6 +1,6 @@
 // Request pieces the admin routes share: an account named in the path, paging, money.
 import { Type } from '@sinclair/typebox';
-import { MESSAGES, TRIM } from '../dashboard/input-validator.js';
+import { MESSAGES, TRIM } from '../validation/input-validator.js';
 import { NotFoundInStoreError } from '../errors.js';
 import type { Account, Store } from '../store/store.js';
 

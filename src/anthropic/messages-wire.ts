@@ -3,8 +3,6 @@
 // Anthropic's, as its SDK's types declare them; test/anthropic/ checks these shapes
 // against those types.
 
-/** The Messages API version lmgate speaks, sent as `anthropic-version` unless configured otherwise. */
-export const ANTHROPIC_VERSION = '2023-06-01';
 
 export interface AnthropicTextBlock {
   type: 'text';

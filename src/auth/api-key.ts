@@ -1,7 +1,7 @@
 // API key format: `sk-lmg-` + 43 base62 characters (256 random bits) + a 6-character base62
 // CRC32 of everything before it. The checksum lets secret scanners recognise a leaked key
 // offline, and lets lmgate reject mistyped or forged keys before any lookup. Only the
-// SHA-256 of the whole key is stored. Admin keys (admin/admin-key.ts) have the same form
+// SHA-256 of the whole key is stored. Admin keys (admin-key.ts) have the same form
 // behind a prefix of their own.
 import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';

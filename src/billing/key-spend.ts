@@ -4,7 +4,7 @@
 // charges settled here that the usage writer has not written yet), and from then on every
 // charge of a request held against the limit is added as it settles, so a check is a
 // comparison. Keys without a limit are never looked up.
-import { isoNow } from '../store/clock.js';
+import { isoNow } from '../clock.js';
 import type { CreditPeriod, Store, UsageRecord } from '../store/store.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import { assertKeyCredit, creditWindowOf, creditWindowStart, isLaterWindow, type LimitedKey } from './key-credit.js';

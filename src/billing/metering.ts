@@ -5,12 +5,13 @@
 // kind, never cut at the hold. What the hold did not cover comes out of the balance still
 // available when the request settles; only an account that cannot pay has its charge cut,
 // and the usage record says by how much (`shortfallMicros`).
-import { consistentUsage, type Usage, type UsageOutcome } from './usage.js';
+import { consistentUsage, type Usage } from './usage.js';
+import type { UsageOutcome } from '../store/usage-basis.js';
 import type { TokenPlan } from '../chat/plan.js';
 import { InsufficientCreditsError } from '../errors.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { ModelEntry } from '../models/catalog.js';
-import { isoNow } from '../store/clock.js';
+import { isoNow } from '../clock.js';
 import { newTimeOrderedId } from '../ids.js';
 import { costMicros, outputTokensThatFit, type PriceScale } from './pricing.js';
 import type { Decision, Pass, Released } from './admission.js';

@@ -1,7 +1,7 @@
 // What a request costs: prices are micro-credits per million tokens, one per token kind;
 // a tier's and an account's price multipliers (parts per million) scale the sum. Costs
 // round up once, on the whole sum, and use BigInt where a double could lose precision.
-import { checkMicros } from './money.js';
+import { checkMicros } from '../money.js';
 import { plainInputTokens, type Usage } from './usage.js';
 
 export interface Prices {

@@ -5,12 +5,7 @@
 // included). The kinds below are parts of those totals, each priced on its own
 // (pricing.ts). Anthropic reports its cache reads and writes beside `input_tokens`, not
 // inside it; its reader adds them in.
-
-/** Where the numbers came from: the upstream's report, or lmgate's own count. */
-export type UsageBasis = 'reported' | 'counted';
-
-/** How an answer ended: whole, cut short by the client leaving, by the upstream failing, or by the server's drain. */
-export type UsageOutcome = 'completed' | 'client_gone' | 'upstream_failed' | 'drained';
+import type { UsageBasis } from '../store/usage-basis.js';
 
 export interface Usage {
   /** Every input token, cached and cache-written ones included. */

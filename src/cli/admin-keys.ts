@@ -2,7 +2,7 @@
 //
 // Keys of the admin API (/api/admin/v1). A key may do what its scopes allow: read (every
 // GET), accounts, credits, keys. The secret is printed once; only its hash is stored.
-import { ADMIN_SCOPES, isAdminScope } from '../admin/admin-key.js';
+import { ADMIN_SCOPES, isAdminScope } from '../auth/admin-key.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { Refusal } from '../errors.js';

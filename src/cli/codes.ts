@@ -3,7 +3,7 @@
 // Redemption codes carry credits a customer adds in the dashboard (POST
 // /api/dashboard/redeem), with no payment provider needed. Only a code's hash is stored:
 // `create` prints the codes once, `list` shows everything but them.
-import { formatCredits } from '../billing/money.js';
+import { formatCredits } from '../money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { Refusal } from '../errors.js';

@@ -1,5 +1,5 @@
 // Credit amounts as operators type them (`5`, `0.25`, `-1.5`) and as the CLI prints them.
-import { creditsToMicros, formatCredits } from '../billing/money.js';
+import { creditsToMicros, formatCredits } from '../money.js';
 import { CliError } from './context.js';
 
 /** Plain decimal notation only: no exponents, hex, Infinity or NaN, which Number() would accept. */

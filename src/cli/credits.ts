@@ -3,7 +3,7 @@
 // Every change is a ledger entry (DESIGN "Money is a ledger"); the store moves the balance
 // in the same transaction and records a 'balance' change event, so running instances
 // re-read the balance.
-import { formatCredits } from '../billing/money.js';
+import { formatCredits } from '../money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { BalanceWouldGoNegativeError, type LedgerEntry } from '../store/store.js';

@@ -1,7 +1,7 @@
 // lmgate keys create | update | list | revoke
 import { NO_CONTROLS, parseControls, type ControlsInput } from '../auth/key-controls.js';
 import { maskedKey } from '../auth/keys.js';
-import { formatCredits } from '../billing/money.js';
+import { formatCredits } from '../money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { ValidationError } from '../errors.js';

@@ -3,7 +3,7 @@
 // `list` shows the payments received through Stripe; `replay` applies a stored webhook
 // event again (its effects are idempotent: a payment credits once however often it is
 // applied). Changes reach running instances through the store's change feed.
-import { formatCredits } from '../billing/money.js';
+import { formatCredits } from '../money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { StripeEvents } from '../payments/stripe-events.js';

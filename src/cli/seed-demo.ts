@@ -1,6 +1,6 @@
 // First start on an empty store: a demo account and key, so `npm start` is enough to try it.
 import { Commands } from '../commands/commands.js';
-import { creditsToMicros } from '../billing/money.js';
+import { creditsToMicros } from '../money.js';
 import type { Config } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 

@@ -3,11 +3,11 @@
 // transaction that writes the change and its change event (so every instance follows),
 // then brings this process's caches up to date at once. An admin action names its `actor`:
 // its audit row is written in the same transaction, so no change goes unrecorded.
-import { generateAdminKey } from '../admin/admin-key.js';
+import { generateAdminKey } from '../auth/admin-key.js';
 import { generateApiKey } from '../auth/api-key.js';
 import { canonicalRedemptionCode, generateRedemptionCode, hashRedemptionCode, redemptionCodeHint } from '../billing/redemption-code.js';
 import { NO_LOCAL_CACHES, type Change, type LocalCaches } from '../cluster/local-caches.js';
-import { CONFIRM_LINK_TTL_MS, hashAccountToken, newLinkToken, newResetToken } from '../dashboard/account-links.js';
+import { CONFIRM_LINK_TTL_MS, hashAccountToken, newLinkToken, newResetToken } from '../auth/account-links.js';
 import { Refusal } from '../errors.js';
 import type {
   Account,

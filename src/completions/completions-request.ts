@@ -3,7 +3,7 @@
 // `seed`, `stream` and `stream_options` carry over and are checked as chat checks them.
 import type { ChatRequest } from '../chat/chat-request.js';
 import { validateChatRequest } from '../chat/validate.js';
-import { BodyFields } from '../http/body-fields.js';
+import { BodyFields } from '../validation/body-fields.js';
 
 /** OpenAI's default for legacy completions, where chat has none. */
 export const DEFAULT_COMPLETION_MAX_TOKENS = 16;

@@ -1,7 +1,9 @@
 // Every setting lmgate reads, its default and its unit. The YAML/JSON file and the
 // LMGATE_* environment variables (config/load.ts) are parsed against this one schema.
 import { z } from 'zod';
-import { ANTHROPIC_VERSION } from '../anthropic/messages-wire.js';
+
+/** The Messages API version lmgate speaks to a deployment of kind anthropic, sent as `anthropic-version` unless configured otherwise. */
+export const ANTHROPIC_VERSION = '2023-06-01';
 
 // Credits per million tokens of each kind. A cached input token and a cache write cost
 // the input price unless set; a reasoning token costs the output price unless set.

@@ -7,10 +7,10 @@ import type { AppServices } from '../services.js';
 import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
 import { missError, useErrorSurface } from '../http/error-handler.js';
 import type { DashboardServices } from './context.js';
-import { assertCsrfToken, assertSameOrigin, isStateChanging } from './csrf.js';
+import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../web-session/csrf.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
-import { compileInputSchema } from './input-validator.js';
-import { hasOperatorSessionLapsed } from './operator-session.js';
+import { compileInputSchema } from '../validation/input-validator.js';
+import { hasOperatorSessionLapsed } from '../web-session/operator-session.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -19,8 +19,8 @@ import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { requestLogRoutes } from './routes/requests.js';
 import { usageRoutes } from './routes/usage.js';
-import { SESSION_COOKIE, Sessions } from './sessions.js';
-import { createDashboardThrottles } from './sign-in-throttle.js';
+import { SESSION_COOKIE, Sessions } from '../web-session/sessions.js';
+import { createDashboardThrottles } from '../web-session/sign-in-throttle.js';
 
 export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
   return async (dashboard) => {

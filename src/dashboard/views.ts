@@ -2,7 +2,7 @@
 // each view's schema, which routes name in their response schemas, and its function.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { creditsToMicros } from '../billing/money.js';
+import { creditsToMicros } from '../money.js';
 import type { Tier } from '../billing/tiers.js';
 import type { Config } from '../config/schema.js';
 import { Nullable } from '../http/typebox.js';

@@ -1,6 +1,6 @@
 // OpenAI's embeddings request, read and checked: `input` as one text, a list of texts, one
 // list of token ids or a list of them; `dimensions`; `encoding_format` float or base64.
-import { BodyFields } from '../http/body-fields.js';
+import { BodyFields } from '../validation/body-fields.js';
 
 /** OpenAI's bounds: 2048 inputs a request; token ids are non-negative integers. */
 export const MAX_EMBEDDING_INPUTS = 2048;

@@ -1,7 +1,7 @@
 // The one table of what each error code means on the wire: status, message, extra fields
 // and headers, and how loudly it is logged. `ErrorTable` is a record over every code, so
 // adding a code to errors.ts without its row here does not compile.
-import { microsToCredits } from '../billing/money.js';
+import { microsToCredits } from '../money.js';
 import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError, UpstreamErrorReport } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 

@@ -1,7 +1,7 @@
 // The models lmgate offers, built once from config: id → backend, limits and prices.
 import { ConfigError, readSecretEnv } from '../config/load.js';
 import type { Config, ModelConfig, ModelEndpoint, UpstreamModelConfig } from '../config/schema.js';
-import { creditsToMicros } from '../billing/money.js';
+import { creditsToMicros } from '../money.js';
 import { PromptCalibrations } from '../billing/prompt-calibration.js';
 import { holdPrices, type Prices } from '../billing/pricing.js';
 import { ModelNotFoundError, ValidationError } from '../errors.js';

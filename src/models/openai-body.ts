@@ -6,7 +6,7 @@
 // only the content needs escaping, measured about 15x faster per chunk than stringifying
 // a whole object.
 import { randomBase62 } from '../ids.js';
-import { formatCredits, microsToCredits } from '../billing/money.js';
+import { formatCredits, microsToCredits } from '../money.js';
 import type { Usage } from '../billing/usage.js';
 import type { ChatUsageBody } from '../anthropic/chat-wire.js';
 

@@ -2,7 +2,7 @@
 // subscribe to a paid tier, and the Billing Portal. Nothing here credits anything: credits
 // come only from the webhook, once Stripe says the money arrived.
 import type Stripe from 'stripe';
-import { formatCredits } from '../billing/money.js';
+import { formatCredits } from '../money.js';
 import type { StripeConfig } from '../config/schema.js';
 import { PaymentProviderError, Refusal, ValidationError } from '../errors.js';
 import type { Account, Store, StripeCustomer } from '../store/store.js';

@@ -1,7 +1,7 @@
 // Money at Stripe is an integer count of the currency's minor units (cents); credits are
 // integer micro-credits. Config amounts (currency units) become minor units here, once,
 // and minor units become credits with integer arithmetic only.
-import { creditsToMicros } from '../billing/money.js';
+import { creditsToMicros } from '../money.js';
 import type { StripeConfig } from '../config/schema.js';
 
 // Stripe's zero-decimal currencies: an amount of 500 JPY is 500, not 50000.

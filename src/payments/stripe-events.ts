@@ -3,7 +3,7 @@
 // many instances, Stripe delivers it; and each effect is itself idempotent (payments change
 // status at most once, refunds move by what is new), so replaying a stored event is safe.
 import type Stripe from 'stripe';
-import { creditsToMicros } from '../billing/money.js';
+import { creditsToMicros } from '../money.js';
 import type { Change } from '../cluster/local-caches.js';
 import type { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';

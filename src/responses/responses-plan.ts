@@ -2,7 +2,7 @@
 // plan of its translation; passed through to an upstream that speaks the API, a count of
 // its texts (the upstream's usage is what is charged; the count sizes the reservation).
 import { planOutput, planTokens, type TokenPlan } from '../chat/plan.js';
-import { withFieldNames } from '../http/body-fields.js';
+import { withFieldNames } from '../validation/body-fields.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { ModelEntry } from '../models/catalog.js';
 import { countTextsTokens } from '../models/tokens.js';

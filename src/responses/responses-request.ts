@@ -7,7 +7,7 @@
 import type { ChatRequest } from '../chat/chat-request.js';
 import { validateChatRequest } from '../chat/validate.js';
 import { Refusal, ValidationError } from '../errors.js';
-import { BodyFields, isJsonObject } from '../http/body-fields.js';
+import { BodyFields, isJsonObject } from '../validation/body-fields.js';
 
 export interface ResponsesRequest {
   model: string;

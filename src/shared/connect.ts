@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Store } from '../store/store.js';
-import type { FailureThrottleFactory } from '../dashboard/sign-in-throttle.js';
+import type { FailureThrottleFactory } from '../web-session/sign-in-throttle.js';
 import { ChangeChannel } from './change-channel.js';
 import { SharedFailureThrottle } from './shared-throttle.js';
 import { SharedAdmission } from './shared-admission.js';

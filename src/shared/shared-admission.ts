@@ -9,7 +9,7 @@ import type { Tier } from '../billing/tiers.js';
 import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
 import type { TakenRequests } from '../limits/account-limits.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
-import { isoNow } from '../store/clock.js';
+import { isoNow } from '../clock.js';
 import type { KeyCreditLimit } from '../store/store.js';
 import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
 import type { SharedReservation, SharedState } from './shared-state.js';

@@ -3,7 +3,7 @@
 // to them). This module names those keys, starts a count from the store, and reads one.
 import type { Redis } from 'ioredis';
 import { creditWindowOf, creditWindowStart, type LimitedKey } from '../billing/key-credit.js';
-import { isoNow } from '../store/clock.js';
+import { isoNow } from '../clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { LuaScript } from './lua-script.js';
 import { KEY_MIRROR, KEY_SPENT } from './scripts.js';

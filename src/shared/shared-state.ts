@@ -12,7 +12,7 @@ import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
 import { RecentSettlements, watchGeneration } from './empty-restart.js';
 import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
-import { isoNow } from '../store/clock.js';
+import { isoNow } from '../clock.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';

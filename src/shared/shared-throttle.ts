@@ -1,8 +1,8 @@
-// Shared mode's failure throttle (dashboard/sign-in-throttle.ts): the same exact sliding
+// Shared mode's failure throttle (web-session/sign-in-throttle.ts): the same exact sliding
 // window, kept in Redis so that failures count across every instance. Per key, a sorted set
 // of failure times holding at most `limit` of them, expiring with the window.
 import type { Redis } from 'ioredis';
-import { throttledError, type FailureThrottle } from '../dashboard/sign-in-throttle.js';
+import { throttledError, type FailureThrottle } from '../web-session/sign-in-throttle.js';
 import { LuaScript } from './lua-script.js';
 
 /**

@@ -1,7 +1,7 @@
 // Accounts and their passwords. A status or tier change records a change event, so every
 // instance drops the account from its cache.
 import { sql, type Selectable } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { newId } from '../ids.js';

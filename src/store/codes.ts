@@ -1,6 +1,6 @@
 // Redemption codes: stored by hash; the first redeemer gets the credits, exactly once.
 import type { Selectable } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import type { Dialect } from './dialect.js';
 import { newId } from '../ids.js';
 import { appendLedgerEntry } from './ledger.js';

@@ -1,6 +1,6 @@
 // API keys: stored by the SHA-256 of the secret, revoked in place (never deleted).
 import type { Selectable } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { newId } from '../ids.js';

@@ -1,7 +1,7 @@
 // The ledger: append-only entries, and the balance each account keeps beside them (always
 // their sum), moved in the same transaction as the entry.
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';

@@ -2,7 +2,7 @@
 // record, each account's Stripe customer with its newest subscription state, and
 // auto-recharge settings with their once-per-crossing guard.
 import type { Selectable } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import { newId } from '../ids.js';
 import { toAccount } from './accounts.js';
 import { recordChange } from './changes.js';

@@ -1,6 +1,6 @@
 // The customer's request log as the Store port holds it: the requests refused before any
 // model, beside the usage records of those that reached one (request-log.ts reads both).
-import type { UsageBasis, UsageOutcome } from '../billing/usage.js';
+import type { UsageBasis, UsageOutcome } from './usage-basis.js';
 /** An API request refused before any model (its account known), for the request log. */
 export interface RefusedRequest {
   id: string;

@@ -5,7 +5,7 @@ import type { Selectable } from 'kysely';
 import { checkLimit, type Db } from './sql.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import type { RefusedRequestsTable, UsageRecordsTable } from './tables.js';
-import type { UsageOutcome } from '../billing/usage.js';
+import type { UsageOutcome } from './usage-basis.js';
 
 export async function recordRefusals(db: Db, refusals: readonly RefusedRequest[]): Promise<void> {
   if (refusals.length === 0) return;

@@ -2,9 +2,9 @@
 // serves SQLite and PostgreSQL.
 import type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
 import type { RequestLogStore } from './request-log-store.js';
+import type { UsageBasis, UsageOutcome } from './usage-basis.js';
 import type { AccountQuery, AdminStore } from './admin-store.js';
 import type { ApiKeyRecord, KeyUpdate, NewApiKey } from './key-records.js';
-import type { UsageBasis, UsageOutcome } from '../billing/usage.js';
 
 export type AccountStatus = 'active' | 'suspended';
 export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session

@@ -107,7 +107,7 @@ export interface RefusedRequestsTable {
 /** No row: the account has no password (created by the CLI) and cannot sign in. */
 export interface AccountPasswordsTable {
   account_id: string;
-  password_hash: string; // scrypt$N$r$p$salt$hash (dashboard/passwords.ts)
+  password_hash: string; // scrypt$N$r$p$salt$hash (auth/passwords.ts)
   updated_at: string;
 }
 

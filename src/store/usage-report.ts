@@ -2,7 +2,7 @@
 // account, key and status, grouped in SQL on the (created_at) index; and the credits added
 // per day from the ledger, sold or granted.
 import { sql } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import { checkLimit, type Db } from './sql.js';
 import type { LedgerKind, TimeRange, UsageReport, UsageReportTotals } from './store.js';
 

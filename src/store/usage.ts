@@ -1,11 +1,11 @@
 // Usage records: one per request that reached a model, written in batches with their
 // ledger charges (the dialect does the write), read back for the dashboard.
 import { sql, type Selectable } from 'kysely';
-import { checkMicros } from '../billing/money.js';
+import { checkMicros } from '../money.js';
 import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';
-import type { UsageOutcome } from '../billing/usage.js';
 import type { CappedCharge, TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
+import type { UsageOutcome } from './usage-basis.js';
 import type { UsageRecordsTable } from './tables.js';
 
 export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<CappedCharge[]> {

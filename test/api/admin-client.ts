@@ -2,7 +2,7 @@
 // operator's session cookie with its CSRF token on writes. And the table of every admin
 // route with the scope it needs and a body it accepts, which the scope and OpenAPI suites share.
 import { Commands } from '../../src/commands/commands.js';
-import { Sessions } from '../../src/dashboard/sessions.js';
+import { Sessions } from '../../src/web-session/sessions.js';
 import type { AdminScope } from '../../src/store/store.js';
 import type { LooseJson } from '../helpers/json.js';
 import type { TestApp } from '../helpers/start-app.js';

@@ -4,7 +4,7 @@
 // suspension, answers again after reactivation, and 401 after its key is revoked.
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SCOPES } from '../../src/admin/admin-key.js';
+import { ADMIN_SCOPES } from '../../src/auth/admin-key.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { adminCall, adminKey } from './admin-client.js';
 

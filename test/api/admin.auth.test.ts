@@ -3,9 +3,9 @@
 // admin keys are unknown to /v1 (401); an operator's session needs its CSRF token on
 // writes and lasts 12 hours at most.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SCOPES } from '../../src/admin/admin-key.js';
+import { ADMIN_SCOPES } from '../../src/auth/admin-key.js';
 import { Commands } from '../../src/commands/commands.js';
-import { hashSessionToken } from '../../src/dashboard/sessions.js';
+import { hashSessionToken } from '../../src/web-session/sessions.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import type { LooseJson } from '../helpers/json.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';

@@ -4,7 +4,7 @@
 // available and, when only the output ceiling is too large, the max_tokens that would fit.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { formatCredits } from '../../src/billing/money.js';
+import { formatCredits } from '../../src/money.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { startApp } from '../helpers/start-app.js';
 import { startCluster } from '../helpers/start-cluster.js';

@@ -233,7 +233,7 @@ describe.each([
   });
 
   it('a monthly limit starts again on the first of the next month (UTC)', async () => {
-    // Only Date is faked: the clock store/clock.ts reads, which dates usage records.
+    // Only Date is faked: the clock src/clock.ts reads, which dates usage records.
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     vi.setSystemTime(new Date('2031-01-31T23:58:00.000Z'));
     const { alice, keyId, client } = await newKey({ creditLimitMicros: 150_000, creditLimitPeriod: 'month' });

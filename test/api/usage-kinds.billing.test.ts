@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costMicros } from '../../src/billing/pricing.js';
 import { KIND_PRICE, KIND_PRICES } from '../helpers/cost.js';
 import { Commands } from '../../src/commands/commands.js';
-import { Sessions } from '../../src/dashboard/sessions.js';
+import { Sessions } from '../../src/web-session/sessions.js';
 import type { Usage } from '../../src/billing/usage.js';
 import { ANTHROPIC_COUNT, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';

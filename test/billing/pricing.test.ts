@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditsToMicros, formatCredits } from '../../src/billing/money.js';
+import { creditsToMicros, formatCredits } from '../../src/money.js';
 import { costMicros as costOfUsage, holdPrices, outputTokensThatFit } from '../../src/billing/pricing.js';
 import { costMicros } from '../helpers/cost.js';
 import { KIND_PRICES } from '../helpers/cost.js';

@@ -6,7 +6,7 @@
 import type OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/dashboard/passwords.js';
+import { hashPassword } from '../../src/auth/passwords.js';
 import { cliDataDir, runCli } from '../helpers/cli-run.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { launchBrowser, openPage, PHONE } from './browser.js';

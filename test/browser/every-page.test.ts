@@ -6,7 +6,7 @@
 // page-<name>-<desktop|phone>.png in test/browser/screenshots/.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/dashboard/passwords.js';
+import { hashPassword } from '../../src/auth/passwords.js';
 import type { Account } from '../../src/store/store.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { DESKTOP, launchBrowser, openPage, PHONE, type GuardedPage } from './browser.js';

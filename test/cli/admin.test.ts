@@ -3,7 +3,7 @@
 // change it makes is in the audit log, attributed to the CLI.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isWellFormedAdminKey } from '../../src/admin/admin-key.js';
+import { isWellFormedAdminKey } from '../../src/auth/admin-key.js';
 import { hashApiKey } from '../../src/auth/api-key.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store } from '../../src/store/store.js';

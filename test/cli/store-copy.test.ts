@@ -11,7 +11,7 @@ import { Authenticator } from '../../src/auth/authenticate.js';
 import { KeyCache } from '../../src/auth/key-cache.js';
 import { generateRedemptionCode, hashRedemptionCode } from '../../src/billing/redemption-code.js';
 import { Commands } from '../../src/commands/commands.js';
-import { hashPassword, verifyPassword } from '../../src/dashboard/passwords.js';
+import { hashPassword, verifyPassword } from '../../src/auth/passwords.js';
 import { KeyRevokedError } from '../../src/errors.js';
 import { KyselyStore, openStore } from '../../src/store/kysely-store.js';
 import type { Db } from '../../src/store/sql.js';

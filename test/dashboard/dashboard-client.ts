@@ -1,7 +1,7 @@
 // A browser stand-in for the dashboard's JSON API: keeps the session cookie and the CSRF
 // token, and sends what the web app sends (JSON, x-csrf-token on state changes).
 import { expect } from 'vitest';
-import { Sessions } from '../../src/dashboard/sessions.js';
+import { Sessions } from '../../src/web-session/sessions.js';
 import { accountView } from '../../src/dashboard/views.js';
 import type { TestApp } from '../helpers/start-app.js';
 import type { LooseJson } from '../helpers/json.js';

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { MESSAGES, TRIM, compileInputSchema } from '../../src/dashboard/input-validator.js';
+import { MESSAGES, TRIM, compileInputSchema } from '../../src/validation/input-validator.js';
 import { ValidationError } from '../../src/errors.js';
 import { Nullable } from '../../src/http/typebox.js';
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { hashAccountToken } from '../../src/dashboard/account-links.js';
+import { hashAccountToken } from '../../src/auth/account-links.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 import { DashboardClient, expectUnifiedError } from './dashboard-client.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../../src/dashboard/passwords.js';
+import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../../src/auth/passwords.js';
 
 describe('password hashes', () => {
   it('are self-describing scrypt strings with a 16-byte salt and a 64-byte key, salted per hash', async () => {

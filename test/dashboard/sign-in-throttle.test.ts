@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../src/errors.js';
-import { MemoryFailureThrottle } from '../../src/dashboard/sign-in-throttle.js';
+import { MemoryFailureThrottle } from '../../src/web-session/sign-in-throttle.js';
 
 const MINUTE_MS = 60_000;
 

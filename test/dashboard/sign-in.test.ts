@@ -1,7 +1,7 @@
 // Sign-up, sign-in, the session, sign-out and password change over real HTTP, with the
 // cookie, CSRF and Origin rules, on SQLite and PostgreSQL.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hashSessionToken } from '../../src/dashboard/sessions.js';
+import { hashSessionToken } from '../../src/web-session/sessions.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { DashboardClient, expectUnifiedError, signedUpClient } from './dashboard-client.js';
 

@@ -3,7 +3,7 @@
 // real app. A failure prints its seed and index; FUZZ_SEED and FUZZ_INDEX replay it alone.
 // `npm run fuzz` runs a million against a separate process.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { creditsToMicros } from '../../src/billing/money.js';
+import { creditsToMicros } from '../../src/money.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { replayCommand, runCampaign } from './campaign.js';
 import { type FuzzTarget } from './cases.js';

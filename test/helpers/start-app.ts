@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { buildApp } from '../../src/app.js';
 import { Commands } from '../../src/commands/commands.js';
-import { creditsToMicros } from '../../src/billing/money.js';
+import { creditsToMicros } from '../../src/money.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { openSharedMode } from '../../src/shared/connect.js';

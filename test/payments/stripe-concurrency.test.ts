@@ -2,7 +2,7 @@
 // once, and signed bodies that are not events get 400 from either; many requests crossing an auto-recharge threshold charge the card once, on one
 // instance or spread over two.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
+import { MICROS_PER_CREDIT } from '../../src/money.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
 import { deliver, id, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';

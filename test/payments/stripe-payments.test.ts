@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { MICROS_PER_CREDIT } from '../../src/billing/money.js';
+import { MICROS_PER_CREDIT } from '../../src/money.js';
 import { DashboardClient } from '../dashboard/dashboard-client.js';
 import Stripe from 'stripe';
 import { deliver, FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';

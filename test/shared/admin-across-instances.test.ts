@@ -2,7 +2,7 @@
 // one instance's admin API reach another instance's /v1 within a second, by the change
 // channel (the store's feed is polled only once a minute here, so it cannot be what delivers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SCOPES } from '../../src/admin/admin-key.js';
+import { ADMIN_SCOPES } from '../../src/auth/admin-key.js';
 import { Commands } from '../../src/commands/commands.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
 

@@ -2,7 +2,7 @@
 // passwords spread over two instances lock the account on both, as on one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Commands } from '../../src/commands/commands.js';
-import { hashPassword } from '../../src/dashboard/passwords.js';
+import { hashPassword } from '../../src/auth/passwords.js';
 import { jsonOf } from '../helpers/json.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { base36Now, isoNow } from '../../src/store/clock.js';
+import { base36Now, isoNow } from '../../src/clock.js';
 
 afterEach(() => {
   vi.useRealTimers();

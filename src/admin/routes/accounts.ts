@@ -2,8 +2,8 @@
 // tier, set or reset the password.
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { MESSAGES, TRIM } from '../../dashboard/input-validator.js';
-import { hashPassword } from '../../dashboard/passwords.js';
+import { MESSAGES, TRIM } from '../../validation/input-validator.js';
+import { hashPassword } from '../../auth/passwords.js';
 import { ValidationError } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { assertScope } from '../caller.js';

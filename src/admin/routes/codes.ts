@@ -1,6 +1,6 @@
 // Redemption codes: create (printed once, only hashes are stored), list, disable.
 import { Type } from '@sinclair/typebox';
-import { MESSAGES } from '../../dashboard/input-validator.js';
+import { MESSAGES } from '../../validation/input-validator.js';
 import { ValidationError } from '../../errors.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';

@@ -1,7 +1,7 @@
 // Credits: grant, adjust (never below zero) and the ledger. Each change is a ledger entry
 // and an audit row, written together.
 import { Type } from '@sinclair/typebox';
-import { MESSAGES } from '../../dashboard/input-validator.js';
+import { MESSAGES } from '../../validation/input-validator.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, MAX_MICROS, Reason, requireAccount } from '../schemas.js';

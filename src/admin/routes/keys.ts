@@ -1,6 +1,6 @@
 // An account's API keys: list, create (the secret is shown once), revoke (401 on /v1 at once).
 import { Type } from '@sinclair/typebox';
-import { TRIM } from '../../dashboard/input-validator.js';
+import { TRIM } from '../../validation/input-validator.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, IdParams, requireAccount } from '../schemas.js';

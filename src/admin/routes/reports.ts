@@ -1,8 +1,8 @@
 // What the operator reads across accounts: usage, upstream health, the audit log, the
 // catalogue and tiers as configured, and who the caller is.
 import { Type } from '@sinclair/typebox';
-import { creditsToMicros } from '../../billing/money.js';
-import { DayRangeQuery, parseDayRange } from '../../dashboard/usage-range.js';
+import { creditsToMicros } from '../../money.js';
+import { DayRangeQuery, parseDayRange } from '../../validation/usage-range.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { deploymentRows } from '../../observability/upstream-health.js';
 import type { UsageReportTotals } from '../../store/store.js';

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { MESSAGES, TRIM } from '../input-validator.js';
+import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { AccountView, PlanView, accountView, planView } from '../views.js';
 
 const PlanBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -6,7 +6,7 @@ import { NO_CONTROLS, parseControls } from '../../auth/key-controls.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { MESSAGES, TRIM } from '../input-validator.js';
+import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { KeyView, keyView } from '../views.js';
 
 const Name = Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } });

@@ -1,6 +1,6 @@
 // The account at a glance, and the models its tier may use.
 import { Type } from '@sinclair/typebox';
-import { MICROS_PER_CREDIT } from '../../billing/money.js';
+import { MICROS_PER_CREDIT } from '../../money.js';
 import { UNIT_MULTIPLIER_PPM } from '../../billing/pricing.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';

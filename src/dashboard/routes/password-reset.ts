@@ -5,9 +5,9 @@ import { Refusal } from '../../errors.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { DashboardServices } from '../context.js';
-import { MESSAGES, TRIM } from '../input-validator.js';
-import { configuredOrigin, linkTo, RESET_LINK_TTL_MS, RESET_PAGE_PATH } from '../account-links.js';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords.js';
+import { MESSAGES, TRIM } from '../../validation/input-validator.js';
+import { configuredOrigin, linkTo, RESET_LINK_TTL_MS, RESET_PAGE_PATH } from '../../auth/account-links.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/passwords.js';
 
 const ResetBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 200 }),

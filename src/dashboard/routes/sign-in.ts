@@ -1,16 +1,16 @@
 // Public configuration, sign-up, sign-in, the session, sign-out and password change.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { creditsToMicros } from '../../billing/money.js';
+import { creditsToMicros } from '../../money.js';
 import { EmailTakenError, Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { Account } from '../../store/store.js';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyAgainstDecoy, verifyPassword } from '../passwords.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyAgainstDecoy, verifyPassword } from '../../auth/passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { MESSAGES, TRIM } from '../input-validator.js';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '../sessions.js';
+import { MESSAGES, TRIM } from '../../validation/input-validator.js';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '../../web-session/sessions.js';
 import { SessionView, accountView, baseUrls } from '../views.js';
-import { CONFIRM_LINK_TTL_MS, CONFIRM_PAGE_PATH, FORGOT_PAGE_PATH, SIGN_IN_PAGE_PATH, configuredOrigin, linkTo, pageUrl } from '../account-links.js';
+import { CONFIRM_LINK_TTL_MS, CONFIRM_PAGE_PATH, FORGOT_PAGE_PATH, SIGN_IN_PAGE_PATH, configuredOrigin, linkTo, pageUrl } from '../../auth/account-links.js';
 import type { Mailer } from '../../mail/mailer.js';
 
 const Email = Type.String({

@@ -2,12 +2,12 @@
 // model, per day and key, the newest requests; and the same requests as CSV.
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { formatCredits } from '../../billing/money.js';
+import { formatCredits } from '../../money.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
-import { DayRangeQuery, dayTimeRange, parseDayRange } from '../usage-range.js';
+import { DayRangeQuery, dayTimeRange, parseDayRange } from '../../validation/usage-range.js';
 
 const RECENT_LIMIT = 100;
 // New columns go at the end, so a script that reads the first ones by position keeps working.

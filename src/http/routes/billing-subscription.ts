@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppServices } from '../../services.js';
 import { assertKeyAllowsIp, assertKeyNotExpired } from '../../auth/key-controls.js';
-import { MICROS_PER_CREDIT } from '../../billing/money.js';
+import { MICROS_PER_CREDIT } from '../../money.js';
 import { ForbiddenError } from '../../errors.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { Nullable, type TypeBoxFastify } from '../typebox.js';

@@ -12,7 +12,7 @@ import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import type { BackendCall } from '../../models/backend.js';
 import { chatBackendOf, type ModelEntry } from '../../models/catalog.js';
 import { countTextsTokens } from '../../models/tokens.js';
-import { withFieldNames } from '../body-fields.js';
+import { withFieldNames } from '../../validation/body-fields.js';
 import { chatBackendCall } from '../chat-call.js';
 import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
 import { OPENAI_CHAT_FRAMING } from '../sse.js';

@@ -6,8 +6,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { hashApiKey, isWellFormedApiKey } from '../../auth/api-key.js';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { compileInputSchema } from '../../dashboard/input-validator.js';
-import { configuredOrigin } from '../../dashboard/account-links.js';
+import { compileInputSchema } from '../../validation/input-validator.js';
+import { configuredOrigin } from '../../auth/account-links.js';
 import type { AppServices } from '../../services.js';
 import type { TypeBoxFastify, TypeBoxTypeProvider } from '../typebox.js';
 

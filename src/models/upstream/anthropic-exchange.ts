@@ -10,7 +10,7 @@ import { AnthropicStreamError, AnthropicToChatStream } from '../../anthropic/str
 import { isAnthropicMessage, parseAnthropicEvent } from '../../anthropic/wire-readers.js';
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { unixSecNow, usageBody } from '../openai-body.js';
-import { microsToCredits } from '../../billing/money.js';
+import { microsToCredits } from '../../money.js';
 import type { Deployment } from './deployment.js';
 import { EventStreamExchange, WholeAnswerExchange } from './exchange.js';
 import { UsageMeter } from './usage-meter.js';

@@ -3,7 +3,7 @@
 // answer relayed with lmgate's model id and cost, whole or event by event.
 import type { BackendCall, ChunkSink, StreamResult } from '../backend.js';
 import { AttemptFailure } from '../../errors.js';
-import { formatCredits, microsToCredits } from '../../billing/money.js';
+import { formatCredits, microsToCredits } from '../../money.js';
 import { usageBody } from '../openai-body.js';
 import { requestedMaxTokens } from '../../chat/chat-request.js';
 import type { Deployment } from './deployment.js';

@@ -8,7 +8,7 @@
 // OpenAI's own endpoints besides chat (/embeddings, /responses, /completions passed through)
 // are the OpenAI adapter's alone: the config allows them only on deployments of kind openai.
 import type { BackendCall, ChunkSink, CompletionResult, StreamResult } from '../backend.js';
-import { ANTHROPIC_VERSION } from '../../anthropic/messages-wire.js';
+import { ANTHROPIC_VERSION } from '../../config/schema.js';
 import { AnthropicCompletionExchange, AnthropicStreamExchange } from './anthropic-exchange.js';
 import { CompletionExchange, StreamExchange } from './chat-exchange.js';
 import type { Deployment, ProviderKind, ProviderWire } from './deployment.js';

@@ -7,7 +7,7 @@ import { UsageMeter } from './usage-meter.js';
 import { usageOfChat } from './usage-readers.js';
 import { isPlainObject, isRecord, ModelRenamer, parsedOrNull, textFinishReason, textIndexIsZero, textOfMessage, textStringMember, textUsage, textWithUsageCost } from './wire.js';
 import { usageBody } from '../openai-body.js';
-import { formatCredits, microsToCredits } from '../../billing/money.js';
+import { formatCredits, microsToCredits } from '../../money.js';
 
 // vLLM and OpenAI put `"usage":null` on every chunk once usage is asked for.
 const NULL_USAGE = ',"usage":null';

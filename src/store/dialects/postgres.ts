@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { checkMicros } from '../../billing/money.js';
+import { checkMicros } from '../../money.js';
 import type { Dialect } from '../dialect.js';
 import { chunked, type Db } from '../sql.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';

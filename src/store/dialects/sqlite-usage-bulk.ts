@@ -3,7 +3,7 @@
 // usage write thread's own connection, or, inside a caller's transaction, on the Kysely
 // handle under its connection lock.
 import type SqliteDatabase from 'better-sqlite3';
-import { checkMicros } from '../../billing/money.js';
+import { checkMicros } from '../../money.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
 import { planUsageCharges } from '../usage-rows.js';
 

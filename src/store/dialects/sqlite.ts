@@ -3,7 +3,7 @@
 // writes later fail with SQLITE_BUSY_SNAPSHOT (busy_timeout does not help) when another
 // process (the CLI beside a server) commits in between.
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { checkMicros } from '../../billing/money.js';
+import { checkMicros } from '../../money.js';
 import type { Dialect } from '../dialect.js';
 import { chunked, type Db } from '../sql.js';
 import { NotFoundInStoreError } from '../store.js';
