@@ -46,7 +46,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const controls = controlsOf(args);
         if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm, --credit-limit)');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printKey(io, args.json, await new Commands(store).updateKey(ref, { name, controls }));
+        printKey(io, args.json, await new Commands(store).updateKey(ref, { name, controls }, undefined, cliActor()));
         return 0;
       }
       case 'list': {

@@ -17,6 +17,7 @@ import type {
   AdminKeyRecord,
   AdminScope,
   ApiKeyRecord,
+  AuditState,
   KeyControls,
   KeyUpdate,
   LedgerEntry,
@@ -238,9 +239,14 @@ export class Commands {
   }
 
   /** Renames a key or changes its controls, everywhere at once; only among `ownerId`'s keys when given. */
-  async updateKey(keyId: string, changes: KeyUpdate, ownerId?: string): Promise<ApiKeyRecord> {
-    const key = await this.store.updateKey(keyId, ownerId, changes);
-    if (!key) throw new Refusal('key_not_found');
+  async updateKey(keyId: string, changes: KeyUpdate, ownerId?: string, actor?: Actor): Promise<ApiKeyRecord> {
+    const key = await this.store.transaction(async (tx) => {
+      const before = actor && (await tx.findKeyById(keyId));
+      const after = await tx.updateKey(keyId, ownerId, changes);
+      if (!after) throw new Refusal('key_not_found');
+      if (before) await audit(tx, actor, { action: 'key.update', target: { kind: 'key', id: keyId }, before: keyState(before), after: keyState(after) });
+      return after;
+    });
     this.caches.keyChanged(key);
     return key;
   }
@@ -316,6 +322,20 @@ export class Commands {
 }
 
 /** The audit row of an admin action, in its transaction; a customer's own action (no actor) has none. */
+/** What the audit log keeps of a key's name and controls. */
+function keyState(key: ApiKeyRecord): AuditState {
+  const { expiresAt, allowedModels, allowedIps, rpm, creditLimit } = key.controls;
+  return {
+    name: key.name,
+    expires_at: expiresAt,
+    allowed_models: allowedModels,
+    allowed_ips: allowedIps,
+    rpm,
+    credit_limit_micros: creditLimit?.amountMicros ?? null,
+    credit_limit_period: creditLimit?.period ?? null,
+  };
+}
+
 async function audit(tx: Store, actor: Actor | undefined, entry: Omit<NewAuditEntry, 'actor'>): Promise<void> {
   if (actor) await tx.appendAudit({ actor, ...entry });
 }

@@ -33,6 +33,7 @@ export type AuditAction =
   | 'account.set_role'
   | 'account.set_password'
   | 'key.create'
+  | 'key.update'
   | 'key.revoke'
   | 'credits.grant'
   | 'credits.adjust'

@@ -92,9 +92,11 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
     expect((await store.findAccount(account.id))?.role).toBe('operator');
   });
 
-  it('records key creation and revocation, codes, and admin keys', async () => {
+  it('records key creation, changes and revocation, codes, and admin keys', async () => {
     const account = await newAccount();
     const { record } = await commands.createKey(account.id, 'ci', undefined, OPERATOR);
+    await commands.updateKey(record.id, { name: 'ci-2', controls: { rpm: 30, creditLimit: { amountMicros: 5_000_000, period: 'month' } } }, undefined, OPERATOR);
+    await commands.updateKey(record.id, { name: 'ci-3' }, account.id); // the owner's own change: not an admin action
     await commands.revokeKey(record.id, undefined, OPERATOR);
     const [code] = await commands.createCodes({ amountMicros: 2_000_000, count: 2, expiresAt: null }, OPERATOR);
     await commands.disableCode(code!.record.id, OPERATOR);
@@ -105,17 +107,22 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
     expect(rows.map((r) => `${r.action} ${r.target.kind}`)).toEqual([
       'account.create account',
       'key.create key',
+      'key.update key',
       'key.revoke key',
       'codes.create code',
       'code.disable code',
       'admin_key.create admin_key',
       'admin_key.revoke admin_key',
     ]);
-    expect(rows[2]).toMatchObject({ before: { revoked_at: null }, after: { account_id: account.id } });
-    expect(rows[2]!.after!.revoked_at).toEqual(expect.any(String));
-    expect(rows[3]!.after).toMatchObject({ amount_micros: 2_000_000, count: 2 });
-    expect(rows[4]).toMatchObject({ before: { disabled_at: null } });
-    expect(rows[5]!.after).toEqual({ name: 'ops', scopes: ['read', 'credits'] });
+    expect(rows[2]).toMatchObject({
+      before: { name: 'ci', rpm: null, credit_limit_micros: null },
+      after: { name: 'ci-2', rpm: 30, credit_limit_micros: 5_000_000, credit_limit_period: 'month', expires_at: null },
+    });
+    expect(rows[3]).toMatchObject({ before: { revoked_at: null }, after: { account_id: account.id } });
+    expect(rows[3]!.after!.revoked_at).toEqual(expect.any(String));
+    expect(rows[4]!.after).toMatchObject({ amount_micros: 2_000_000, count: 2 });
+    expect(rows[5]).toMatchObject({ before: { disabled_at: null } });
+    expect(rows[6]!.after).toEqual({ name: 'ops', scopes: ['read', 'credits'] });
     expect((await store.findAdminKeyById(admin.record.id))?.revokedAt).toEqual(expect.any(String));
   });
 
