@@ -14,7 +14,6 @@ import { UsageWriter } from '../../src/billing/usage-writer.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { TierConfig } from '../../src/config/schema.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
-import { newTimeOrderedId } from '../../src/ids.js';
 import { AccountLimits } from '../../src/limits/account-limits.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
 import { openSharedMode } from '../../src/shared/connect.js';
@@ -22,7 +21,7 @@ import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
-import { PLAIN_USAGE } from '../helpers/usage-record.js';
+import { plainRecord } from '../helpers/usage-record.js';
 
 interface Implementation {
   admission: Admission;
@@ -97,23 +96,7 @@ describe.each(IMPLEMENTATIONS)('the Admission contract, $name', ({ open }) => {
   }
 
   function usage(principal: Principal, costMicros: number, completionTokens = 5): { completionTokens: number; record: UsageRecord } {
-    const record: UsageRecord = {
-      id: newTimeOrderedId('usage'),
-      requestId: `req_${Math.random()}`,
-      accountId: principal.accountId,
-      keyId: principal.key?.id ?? 'key_test',
-      model: 'm',
-      promptTokens: 10,
-      ...PLAIN_USAGE,
-      completionTokens,
-      costMicros,
-      latencyMs: 1,
-      status: 200,
-      streamed: false,
-      finishReason: 'stop',
-      createdAt: new Date().toISOString(),
-    };
-    return { completionTokens, record };
+    return { completionTokens, record: plainRecord(principal.accountId, costMicros, { keyId: principal.key?.id, completionTokens }) };
   }
 
   /** The request path's steps up to the model: open, credit before counting, the decision; a refusal gives back what it took. */

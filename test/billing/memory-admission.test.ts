@@ -13,10 +13,9 @@ import type { TierConfig } from '../../src/config/schema.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
 import { AccountLimits } from '../../src/limits/account-limits.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
-import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
-import { PLAIN_USAGE } from '../helpers/usage-record.js';
+import { plainRecord } from '../helpers/usage-record.js';
 
 let dir: string;
 let store: Store;
@@ -30,25 +29,7 @@ function tier(overrides: Partial<TierConfig> = {}): Tier {
 }
 
 function usage(costMicros: number, completionTokens = 5): { completionTokens: number; record: UsageRecord } {
-  return {
-    completionTokens,
-    record: {
-      id: newTimeOrderedId('usage'),
-      requestId: 'req_test',
-      accountId: principal.accountId,
-      keyId: 'key_test',
-      model: 'm',
-      promptTokens: 10,
-      ...PLAIN_USAGE,
-      completionTokens,
-      costMicros,
-      latencyMs: 1,
-      status: 200,
-      streamed: false,
-      finishReason: 'stop',
-      createdAt: new Date().toISOString(),
-    },
-  };
+  return { completionTokens, record: plainRecord(principal.accountId, costMicros, { completionTokens }) };
 }
 
 beforeEach(async () => {

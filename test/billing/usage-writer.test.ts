@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import { UsageWriter } from '../../src/billing/usage-writer.js';
-import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { CappedCharge, Store, UsageRecord } from '../../src/store/store.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { PLAIN_USAGE } from '../helpers/usage-record.js';
+import { plainRecord } from '../helpers/usage-record.js';
 
 let dir: string;
 let store: Store;
@@ -24,22 +23,7 @@ afterEach(async () => {
 });
 
 function record(accountId: string, costMicros: number): UsageRecord {
-  return {
-    id: newTimeOrderedId('usage'),
-    requestId: 'req_test',
-    accountId,
-    keyId: 'key_test',
-    model: 'demo-echo',
-    promptTokens: 10,
-    ...PLAIN_USAGE,
-    completionTokens: 5,
-    costMicros,
-    latencyMs: 1,
-    status: 200,
-    streamed: false,
-    finishReason: 'stop',
-    createdAt: new Date().toISOString(),
-  };
+  return plainRecord(accountId, costMicros, { completionTokens: 5 });
 }
 
 describe('usage writer', () => {

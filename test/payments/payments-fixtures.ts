@@ -1,8 +1,9 @@
-// What the payment suites share: the config pointing at the fake Stripe, and the books'
-// invariants checked after every scenario.
+// What the payment suites share: the config pointing at the fake Stripe, the books'
+// invariants checked after every scenario, and signed bodies that are not events lmgate
+// can apply.
 import { expect } from 'vitest';
 import type { Store } from '../../src/store/store.js';
-import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe.js';
+import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, id, type FakeStripe } from '../helpers/fake-stripe.js';
 
 process.env.LMGATE_TEST_STRIPE_KEY = FAKE_SECRET_KEY;
 process.env.LMGATE_TEST_STRIPE_WHSEC = FAKE_WEBHOOK_SECRET;
@@ -35,3 +36,30 @@ export async function expectBooksBalance(store: Store, accountIds: string[]): Pr
   }
 }
 
+
+/**
+ * Bodies a webhook may be signed with that are not events lmgate can apply, made from a
+ * completed Checkout Session (`session`) and its `paid` event: not objects, no data, a
+ * null object, fields of the wrong type, a session without id, an event without created,
+ * a v2 thin event.
+ */
+export function unappliableBodies(paid: Record<string, unknown>, session: Record<string, unknown>): unknown[] {
+  const withObject = (object: unknown): unknown => ({ ...paid, id: id('evt'), data: { object } });
+  const { id: _id, ...withoutId } = session;
+  const { created: _created, ...withoutCreated } = { ...paid, id: id('evt') } as Record<string, unknown>;
+  return [
+    {},
+    [],
+    null,
+    'a string',
+    42,
+    { ...paid, id: id('evt'), data: undefined },
+    withObject(null),
+    withObject({ ...session, client_reference_id: 42 }),
+    withObject({ ...session, metadata: 'top_up' }),
+    withObject({ ...session, customer: 7 }),
+    withObject(withoutId),
+    withoutCreated,
+    { id: id('evt'), object: 'v2.core.event', type: 'v1.billing.meter.error_report_triggered', created: new Date().toISOString(), related_object: { id: 'mtr_1' } },
+  ];
+}

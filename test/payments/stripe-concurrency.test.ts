@@ -7,7 +7,7 @@ import { DashboardClient } from '../dashboard/dashboard-client.js';
 import { deliver, id, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
-import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
+import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig, unappliableBodies } from './payments-fixtures.js';
 
 describe('one event delivered 20 times at once across two instances', () => {
   let fake: FakeStripe;
@@ -38,23 +38,7 @@ describe('one event delivered 20 times at once across two instances', () => {
     const { account } = await cluster.createAccount({ micros: 0 });
     const session = { id: id('cs'), object: 'checkout.session', mode: 'payment', payment_status: 'paid', status: 'complete', amount_total: 2500, currency: 'usd', client_reference_id: account.id, customer: id('cus'), payment_intent: id('pi'), metadata: { account_id: account.id, purpose: 'top_up' } };
     const paid = stripeEvent('checkout.session.completed', session);
-    const withObject = (object: unknown): unknown => ({ ...paid, id: id('evt'), data: { object } });
-    const { id: _id, ...withoutId } = session;
-    const { created: _created, ...withoutCreated } = { ...paid, id: id('evt') } as Record<string, unknown>;
-    const bodies: unknown[] = [
-      {},
-      [],
-      null,
-      'a string',
-      42,
-      { ...paid, id: id('evt'), data: undefined },
-      withObject(null),
-      withObject({ ...session, client_reference_id: 42 }),
-      withObject({ ...session, metadata: 'top_up' }),
-      withObject(withoutId),
-      withoutCreated,
-      { id: id('evt'), object: 'v2.core.event', type: 'v1.billing.meter.error_report_triggered', created: new Date().toISOString(), related_object: { id: 'mtr_1' } },
-    ];
+    const bodies = unappliableBodies(paid, session);
     for (const [i, body] of bodies.entries()) {
       const answer = await deliver(cluster.instances[i % 2]!.origin, body as Record<string, unknown>);
       expect(answer.status, JSON.stringify(body)?.slice(0, 80)).toBe(400);

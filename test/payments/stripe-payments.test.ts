@@ -9,7 +9,7 @@ import { DashboardClient } from '../dashboard/dashboard-client.js';
 import Stripe from 'stripe';
 import { deliver, FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, id, nowSec, startFakeStripe, stripeEvent, type FakeStripe } from '../helpers/fake-stripe.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig } from './payments-fixtures.js';
+import { EMPTY_SIGN_UPS, expectBooksBalance, paymentsConfig, unappliableBodies } from './payments-fixtures.js';
 
 const DAY = 24 * 60 * 60;
 const credits = (n: number) => n * MICROS_PER_CREDIT;
@@ -131,24 +131,7 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
 
   it('signed bodies that are not events lmgate can apply get 400 in the unified body, and record and credit nothing', async () => {
     const { accountId, session, paid } = await startTopUp(1000);
-    const withObject = (object: unknown) => ({ ...paid, id: id('evt'), data: { object } });
-    const { id: _id, ...withoutId } = session;
-    const { created: _created, ...withoutCreated } = { ...paid, id: id('evt') } as Record<string, unknown>;
-    const bodies: unknown[] = [
-      {},
-      [],
-      null,
-      'a string',
-      42,
-      { ...paid, id: id('evt'), data: undefined },
-      withObject(null),
-      withObject({ ...session, client_reference_id: 42 }),
-      withObject({ ...session, metadata: 'top_up' }),
-      withObject({ ...session, customer: 7 }),
-      withObject(withoutId),
-      withoutCreated,
-      { id: id('evt'), object: 'v2.core.event', type: 'v1.billing.meter.error_report_triggered', created: new Date().toISOString(), related_object: { id: 'mtr_1' } },
-    ];
+    const bodies = unappliableBodies(paid, session);
     for (const body of bodies) {
       const answer = await deliver(t.origin, body as Record<string, unknown>);
       expect(answer.status, JSON.stringify(body)?.slice(0, 80)).toBe(400);

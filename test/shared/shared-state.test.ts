@@ -8,12 +8,11 @@ import { SharedAdmission } from '../../src/shared/shared-admission.js';
 import { KeyCreditRefusal } from '../../src/shared/credit-refusals.js';
 import { SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
-import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { testRedis, type TestRedis } from '../helpers/redis.js';
-import { PLAIN_USAGE } from '../helpers/usage-record.js';
+import { plainRecord } from '../helpers/usage-record.js';
 
 const INSTANCES = 4;
 let database: TestDatabase;
@@ -55,22 +54,7 @@ async function newAccount(micros: number): Promise<string> {
 }
 
 function record(accountId: string, costMicros: number, keyId = 'key_test'): UsageRecord {
-  return {
-    id: newTimeOrderedId('usage'),
-    requestId: `req_${accountCounter}_${Math.random()}`,
-    accountId,
-    keyId,
-    model: 'test-model',
-    promptTokens: 10,
-    ...PLAIN_USAGE,
-    completionTokens: 10,
-    costMicros,
-    latencyMs: 1,
-    status: 200,
-    streamed: false,
-    finishReason: 'stop',
-    createdAt: new Date().toISOString(),
-  };
+  return plainRecord(accountId, costMicros, { keyId });
 }
 
 async function flushAll(): Promise<void> {

@@ -5,12 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/billing/tiers.js';
 import { SharedState } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
-import { newTimeOrderedId } from '../../src/ids.js';
 import { openStore } from '../../src/store/kysely-store.js';
-import type { Store, UsageRecord } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { testRedis, type TestRedis } from '../helpers/redis.js';
-import { PLAIN_USAGE } from '../helpers/usage-record.js';
+import { plainRecord } from '../helpers/usage-record.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
@@ -64,28 +63,9 @@ async function instance(name: string, instanceStore: Store): Promise<{ state: Sh
   return { state, writer };
 }
 
-function record(accountId: string, costMicros: number): UsageRecord {
-  return {
-    id: newTimeOrderedId('usage'),
-    requestId: `req_${Math.random()}`,
-    accountId,
-    keyId: 'key_test',
-    model: 'test-model',
-    promptTokens: 10,
-    ...PLAIN_USAGE,
-    completionTokens: 10,
-    costMicros,
-    latencyMs: 1,
-    status: 200,
-    streamed: false,
-    finishReason: 'stop',
-    createdAt: new Date().toISOString(),
-  };
-}
-
 async function spend(state: SharedState, accountId: string, costMicros: number): Promise<void> {
   const reservation = await state.admit({ accountId, tier, promptTokens: 1, worstCaseMicros: costMicros, takeRequest: true });
-  await state.settle(reservation, tier, 0, record(accountId, costMicros));
+  await state.settle(reservation, tier, 0, plainRecord(accountId, costMicros));
 }
 
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
