@@ -21,6 +21,7 @@ import type { TypeBoxTypeProvider } from './http/typebox.js';
 import { apiRoutes } from './http/routes/api.js';
 import { webAppRoutes } from './http/routes/web-app.js';
 import { MemoryAdmission, type Admission } from './billing/admission.js';
+import { Balances } from './billing/balances.js';
 import { MemoryKeySpend } from './billing/key-spend.js';
 import { MemoryCreditBook } from './billing/reservations.js';
 import { Tiers } from './billing/tiers.js';
@@ -144,6 +145,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refusals,
     tiers: new Tiers(config),
     admission,
+    balances: new Balances(admission),
     commands,
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,

@@ -4,6 +4,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { KeyCache } from './auth/key-cache.js';
 import type { LastUsedTracker } from './auth/last-used.js';
 import type { Admission } from './billing/admission.js';
+import type { Balances } from './billing/balances.js';
 import type { Tiers } from './billing/tiers.js';
 import type { Commands } from './commands/commands.js';
 import type { Config } from './config/schema.js';
@@ -28,6 +29,8 @@ export interface AppServices {
   tiers: Tiers;
   /** Limits and credits: in this process, or in Redis in shared mode. */
   admission: Admission;
+  /** Every balance shown, read one way (billing/balances.ts). */
+  balances: Balances;
   /** Every write to accounts, keys and credits. */
   commands: Commands;
   /** Makes the dashboard's failure throttles: in this process, or in Redis in shared mode. */

@@ -42,7 +42,7 @@ const PasswordSet = Type.Object({ generated_password: Nullable(Type.String({ des
 const tags = ['accounts'];
 
 export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): void {
-  const { store, commands, config, admission, tiers } = services;
+  const { store, commands, config, balances, tiers } = services;
   const view = (account: Account, balanceMicros: number): AdminAccount => adminAccountView(account, balanceMicros, tiers.of(account).name);
 
   const assertTier = (tier: string): void => {
@@ -70,9 +70,8 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
 
   admin.get('/accounts/:id', { schema: { tags, summary: 'One account, with its live balance', params: AccountParams, response: { 200: AccountDetail } } }, async (request) => {
     const account = await requireAccount(store, request.params.id);
-    // The live book: settled charges not yet written are already taken off.
-    const { balanceMicros, reservedMicros } = await admission.snapshot(account.id);
-    return { account: view(account, balanceMicros), reserved_micros: reservedMicros, available_micros: Math.max(0, balanceMicros - reservedMicros) };
+    const { balanceMicros, reservedMicros, availableMicros } = await balances.of(account.id);
+    return { account: view(account, balanceMicros), reserved_micros: reservedMicros, available_micros: availableMicros };
   });
 
   for (const [action, status] of [['suspend', 'suspended'], ['reactivate', 'active']] as const) {
@@ -85,7 +84,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       async (request) => {
         const account = await requireAccount(store, request.params.id);
         const updated = await commands.setStatus(account.id, status, callerOf(request).actor);
-        return { account: view(updated, await store.balanceOf(account.id)) };
+        return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
       },
     );
   }
@@ -97,7 +96,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       const account = await requireAccount(store, request.params.id);
       assertTier(request.body.tier);
       const updated = await commands.setTier(account.id, request.body.tier, callerOf(request).actor);
-      return { account: view(updated, await store.balanceOf(account.id)) };
+      return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
     },
   );
 
@@ -110,7 +109,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       const updated = await commands.setPriceMultiplier(account.id, request.body.price_multiplier_ppm, callerOf(request).actor);
-      return { account: view(updated, await store.balanceOf(account.id)) };
+      return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
     },
   );
 

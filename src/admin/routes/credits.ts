@@ -25,7 +25,7 @@ const Ledger = Type.Object({ balance_micros: Type.Integer(), entries: Type.Array
 const tags = ['credits'];
 
 export function creditRoutes(admin: TypeBoxFastify, services: AdminServices): void {
-  const { store, commands } = services;
+  const { store, commands, balances } = services;
 
   admin.post(
     '/accounts/:id/credits/grant',
@@ -54,7 +54,7 @@ export function creditRoutes(admin: TypeBoxFastify, services: AdminServices): vo
     { schema: { tags, summary: "An account's ledger, newest first", params: AccountParams, querystring: LedgerQuery, response: { 200: Ledger } } },
     async (request) => {
       const account = await requireAccount(store, request.params.id);
-      const [entries, balanceMicros] = await Promise.all([store.listLedger(account.id, { limit: request.query.limit }), store.balanceOf(account.id)]);
+      const [entries, { balanceMicros }] = await Promise.all([store.listLedger(account.id, { limit: request.query.limit }), balances.of(account.id)]);
       return { balance_micros: balanceMicros, entries: entries.map(ledgerEntryView) };
     },
   );

@@ -52,7 +52,7 @@ const Ledger = Type.Object({
 const Redeemed = Type.Object({ creditedMicros: Type.Integer(), balanceMicros: Type.Integer() });
 
 export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
-  const { store, tiers, commands } = services;
+  const { store, tiers, commands, balances } = services;
   const { redeemPerAccount } = services.throttles;
 
   dashboard.get('/plans', { schema: { response: { 200: Plans } } }, async (request) => {
@@ -76,7 +76,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   dashboard.get('/ledger', { schema: { querystring: LedgerQuery, response: { 200: Ledger } } }, async (request) => {
     const { account } = signedIn(request);
     const { limit } = request.query;
-    const [entries, balanceMicros] = await Promise.all([store.listLedger(account.id, { limit }), store.balanceOf(account.id)]);
+    const [entries, { balanceMicros }] = await Promise.all([store.listLedger(account.id, { limit }), balances.of(account.id)]);
     return {
       balanceMicros,
       entries: entries.map((entry) => ({ id: entry.id, kind: entry.kind, amountMicros: entry.amountMicros, reason: entry.reason, createdAt: entry.createdAt })),

@@ -37,13 +37,12 @@ const Models = Type.Object({
 });
 
 export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
-  const { config, tiers, admission, catalog } = services;
+  const { config, tiers, balances, catalog } = services;
 
   dashboard.get('/overview', { schema: { response: { 200: Overview } } }, async (request) => {
     const { account } = signedIn(request);
     const tier = tiers.of(account);
-    // The live book: settled charges not yet written are already taken off.
-    const { balanceMicros, reservedMicros } = await admission.snapshot(account.id);
+    const { balanceMicros, reservedMicros } = await balances.of(account.id);
     return { account: accountView(account), balanceMicros, reservedMicros, plan: planView(tier, tier, catalog.ids, config), baseUrls: baseUrls(request, config) };
   });
 

@@ -47,7 +47,7 @@ export function billingSubscriptionRoute(app: TypeBoxFastify, services: AppServi
     const tier = services.tiers.of(account);
     const limits = await services.admission.limits({ accountId: account.id, tier });
     reply.headers(rateLimitHeaders(limits.requests));
-    const { balanceMicros, reservedMicros } = await services.admission.snapshot(account.id);
+    const { balanceMicros, reservedMicros, availableMicros } = await services.balances.of(account.id);
 
     return {
       object: 'billing.subscription' as const,
@@ -67,7 +67,7 @@ export function billingSubscriptionRoute(app: TypeBoxFastify, services: AppServi
       },
       balance: amount(balanceMicros),
       reserved: amount(reservedMicros),
-      available: amount(Math.max(0, balanceMicros - reservedMicros)),
+      available: amount(availableMicros),
       rate_limits: {
         requests_per_minute: { limit: limits.requests.limit, remaining: limits.requests.remaining, reset: limits.requests.resetAtUnixSec },
         tokens_per_minute: { limit: limits.tokens.limit, remaining: limits.tokens.remaining, reset: limits.tokens.resetAtUnixSec },
