@@ -7,7 +7,7 @@ import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
 import { RefusalLog } from './http/refusal-log.js';
 import { ChangeFeed } from './cluster/change-feed.js';
-import { ProcessCaches, type Change } from './cluster/local-caches.js';
+import { ProcessCaches } from './cluster/local-caches.js';
 import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { memoryFailureThrottle } from './web-session/sign-in-throttle.js';
@@ -39,7 +39,7 @@ import { stripeWebhookRoute } from './http/routes/stripe-webhook.js';
 import type { Payments } from './payments/payments.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
-import type { Store } from './store/store.js';
+import type { Change, Store } from './store/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

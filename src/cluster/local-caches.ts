@@ -5,12 +5,7 @@
 // store's change feed and are applied the same way.
 import type { KeyCache } from '../auth/key-cache.js';
 import type { Admission } from '../billing/admission.js';
-import type { ApiKeyRecord, ChangeKind } from '../store/store.js';
-
-export interface Change {
-  kind: ChangeKind;
-  subjectId: string;
-}
+import type { ApiKeyRecord, Change } from '../store/store.js';
 
 /** What the commands tell the caches. */
 export interface LocalCaches {

@@ -6,7 +6,7 @@
 import { generateAdminKey } from '../auth/admin-key.js';
 import { generateApiKey } from '../auth/api-key.js';
 import { canonicalRedemptionCode, generateRedemptionCode, hashRedemptionCode, redemptionCodeHint } from '../billing/redemption-code.js';
-import { NO_LOCAL_CACHES, type Change, type LocalCaches } from '../cluster/local-caches.js';
+import { NO_LOCAL_CACHES, type LocalCaches } from '../cluster/local-caches.js';
 import { CONFIRM_LINK_TTL_MS, hashAccountToken, newLinkToken, newResetToken } from '../auth/account-links.js';
 import { Refusal } from '../errors.js';
 import type {
@@ -219,11 +219,8 @@ export class Commands {
   /** A code typed by a customer; anything but a first redemption of a live code is refused. */
   async redeemCode(accountId: string, typed: string): Promise<Extract<RedeemOutcome, { outcome: 'redeemed' }>> {
     const canonical = canonicalRedemptionCode(typed);
-    const result = canonical ? await this.store.redeemCode(accountId, hashRedemptionCode(canonical), new Date().toISOString()) : undefined;
-    if (result?.outcome === 'redeemed') {
-      await this.caches.changed({ kind: 'balance', subjectId: accountId });
-      return result;
-    }
+    const result = canonical ? await this.commit((tx) => tx.redeemCode(accountId, hashRedemptionCode(canonical), new Date().toISOString())) : undefined;
+    if (result?.outcome === 'redeemed') return result;
     if (result?.outcome === 'expired') throw new Refusal('code_expired');
     if (result?.outcome === 'already_redeemed') throw new Refusal('code_redeemed');
     throw new Refusal('code_unknown');
@@ -276,19 +273,23 @@ export class Commands {
     return key;
   }
 
+  /** A payment provider's event: `write` records it and its effects in one unit of work. */
+  applyPayment<T>(write: (tx: Store) => Promise<T>): Promise<T> {
+    return this.commit(write);
+  }
+
   /**
-   * A payment provider's event: `write` records it and its effects in one transaction, and
-   * says what it changed; this process's caches (and, by announcement, the others') follow
-   * once it committed.
+   * One unit of work: `write` in one transaction; once it committed, every change it
+   * recorded is applied to this process's caches and announced to the other instances.
    */
-  async applyPayment<T>(write: (tx: Store) => Promise<{ result: T; changes: Change[] }>): Promise<T> {
-    const { result, changes } = await this.store.transaction(write);
+  private async commit<T>(write: (tx: Store) => Promise<T>): Promise<T> {
+    const { result, changes } = await this.store.unitOfWork(write);
     for (const change of changes) await this.caches.changed(change);
     return result;
   }
 
-  private async changeBalance(kind: 'grant' | 'adjustment', { accountId, amountMicros, reason }: CreditChange, actor: Actor | undefined) {
-    const result = await this.store.transaction(async (tx) => {
+  private changeBalance(kind: 'grant' | 'adjustment', { accountId, amountMicros, reason }: CreditChange, actor: Actor | undefined) {
+    return this.commit(async (tx) => {
       const written = await tx.appendLedgerEntry({ accountId, kind, amountMicros, reason });
       await audit(tx, actor, {
         action: kind === 'grant' ? 'credits.grant' : 'credits.adjust',
@@ -298,8 +299,6 @@ export class Commands {
       });
       return written;
     });
-    await this.caches.changed({ kind: 'balance', subjectId: accountId });
-    return result;
   }
 
   /** One change of an account's row, audited with the field it changed before and after. */
@@ -310,18 +309,15 @@ export class Commands {
     write: (tx: Store) => Promise<Account>,
     field: (account: Account) => Record<string, string>,
   ): Promise<Account> {
-    const account = await this.store.transaction(async (tx) => {
+    return this.commit(async (tx) => {
       const before = actor && (await tx.findAccount(accountId));
       const after = await write(tx);
       if (before) await audit(tx, actor, { action, target: { kind: 'account', id: accountId }, before: field(before), after: field(after) });
       return after;
     });
-    await this.caches.changed({ kind: 'account', subjectId: accountId });
-    return account;
   }
 }
 
-/** The audit row of an admin action, in its transaction; a customer's own action (no actor) has none. */
 /** What the audit log keeps of a key's name and controls. */
 function keyState(key: ApiKeyRecord): AuditState {
   const { expiresAt, allowedModels, allowedIps, rpm, creditLimit } = key.controls;
@@ -336,6 +332,7 @@ function keyState(key: ApiKeyRecord): AuditState {
   };
 }
 
+/** The audit row of an admin action, in its transaction; a customer's own action (no actor) has none. */
 async function audit(tx: Store, actor: Actor | undefined, entry: Omit<NewAuditEntry, 'actor'>): Promise<void> {
   if (actor) await tx.appendAudit({ actor, ...entry });
 }

@@ -4,7 +4,6 @@
 // status at most once, refunds move by what is new), so replaying a stored event is safe.
 import type Stripe from 'stripe';
 import { creditsToMicros } from '../money.js';
-import type { Change } from '../cluster/local-caches.js';
 import type { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import type { Account, Payment, PaymentChanges, PaymentRef, Store, SubscriptionState } from '../store/store.js';
@@ -14,12 +13,11 @@ export type EventOutcome = 'applied' | 'duplicate';
 
 const DAY_SEC = 24 * 60 * 60;
 
-/** What applying one event needs to know and says it changed. */
+/** What applying one event needs to know. */
 interface Applying {
   tx: Store;
   account: Account;
   event: Stripe.Event;
-  changes: Change[];
 }
 
 export class StripeEvents {
@@ -47,9 +45,9 @@ export class StripeEvents {
         createdAt: event.created,
         processedAt: new Date().toISOString(),
       });
-      if (!isNew) return { result: 'duplicate' as const, changes: [] };
-      const changes = account ? await this.apply({ tx, account, event, changes: [] }) : [];
-      return { result: 'applied' as const, changes };
+      if (!isNew) return 'duplicate';
+      if (account) await this.apply({ tx, account, event });
+      return 'applied';
     });
   }
 
@@ -58,11 +56,11 @@ export class StripeEvents {
     const event = JSON.parse(record.payload) as Stripe.Event;
     return this.commands.applyPayment(async (tx) => {
       const account = await this.lockedAccountOf(tx, event);
-      return { result: undefined, changes: account ? await this.apply({ tx, account, event, changes: [] }) : [] };
+      if (account) await this.apply({ tx, account, event });
     });
   }
 
-  private async apply(a: Applying): Promise<Change[]> {
+  private async apply(a: Applying): Promise<void> {
     const { event } = a;
     switch (event.type) {
       case 'checkout.session.completed':
@@ -100,7 +98,6 @@ export class StripeEvents {
       default:
         break;
     }
-    return a.changes;
   }
 
   private async checkoutCompleted(a: Applying, session: Stripe.Checkout.Session): Promise<void> {
@@ -202,7 +199,6 @@ export class StripeEvents {
     await this.debit(a, { kind: 'adjustment', amountMicros: CurrencyRates.share(payment.creditsMicros, dispute.amount, payment.amountMinor), reference: dispute.id, reason: `Stripe dispute of ${paymentIntentId}` });
     // The operator decides from here (`lmgate accounts reactivate`).
     await a.tx.setAccountStatus(a.account.id, 'suspended');
-    a.changes.push({ kind: 'account', subjectId: a.account.id });
   }
 
   /**
@@ -225,7 +221,6 @@ export class StripeEvents {
   private async credit(a: Applying, entry: { kind: 'top_up' | 'subscription_credit'; amountMicros: number; reference: string; reason: string }): Promise<void> {
     if (entry.amountMicros <= 0) return;
     const { balanceMicros } = await a.tx.appendLedgerEntry({ accountId: a.account.id, ...entry });
-    a.changes.push({ kind: 'balance', subjectId: a.account.id });
     // A balance back at or above the threshold makes the next crossing charge again.
     const recharge = await a.tx.findAutoRecharge(a.account.id);
     if (recharge?.enabled && !recharge.armed && balanceMicros >= recharge.thresholdMicros) await a.tx.rearmAutoRecharge(a.account.id);
@@ -236,12 +231,10 @@ export class StripeEvents {
     const takeMicros = Math.min(entry.amountMicros, await a.tx.balanceOf(a.account.id));
     if (takeMicros <= 0) return;
     await a.tx.appendLedgerEntry({ accountId: a.account.id, ...entry, amountMicros: -takeMicros });
-    a.changes.push({ kind: 'balance', subjectId: a.account.id });
   }
 
   private async setSubscription(a: Applying, state: SubscriptionState): Promise<void> {
-    const updated = await a.tx.applySubscriptionState(a.account.id, state, a.event.created);
-    if (updated) a.changes.push({ kind: 'account', subjectId: a.account.id });
+    await a.tx.applySubscriptionState(a.account.id, state, a.event.created);
   }
 
   private current(account: Account): SubscriptionState {

@@ -4,7 +4,7 @@
 // Redis is away, or changed by the CLI, arrives with its next poll.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Change } from '../cluster/local-caches.js';
+import type { Change } from '../store/store.js';
 
 const KINDS = new Set(['key', 'account', 'balance']);
 

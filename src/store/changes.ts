@@ -2,12 +2,24 @@
 // changed, a balance moved), appended in the same transaction as the change.
 import type { Dialect } from './dialect.js';
 import { now, type Db } from './sql.js';
-import type { ChangeEvent, ChangeKind } from './store.js';
+import type { Change, ChangeEvent, ChangeKind } from './store.js';
+
+/** The changes each transaction of a unit of work recorded, by its handle. */
+const recorded = new WeakMap<Db, Change[]>();
 
 /** Appends to the change feed, which readers follow by "id greater than the last one seen". */
 export async function recordChange(trx: Db, dialect: Dialect, kind: ChangeKind, subjectId: string): Promise<void> {
   await dialect.serializeChanges(trx);
   await trx.insertInto('change_events').values({ kind, subject_id: subjectId, created_at: now() }).execute();
+  const changes = recorded.get(trx);
+  if (changes && !changes.some((change) => change.kind === kind && change.subjectId === subjectId)) changes.push({ kind, subjectId });
+}
+
+/** From now on, the changes recorded in `trx` (a transaction) are kept in the list returned. */
+export function keepChanges(trx: Db): Change[] {
+  let changes = recorded.get(trx);
+  if (!changes) recorded.set(trx, (changes = []));
+  return changes;
 }
 
 export async function latestChangeId(db: Db): Promise<number> {

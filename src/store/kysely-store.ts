@@ -33,6 +33,7 @@ import type {
   CappedCharge,
   AccountStatus,
   ApiKeyRecord,
+  Change,
   ChangeEvent,
   LedgerEntry,
   NewAccountToken,
@@ -78,6 +79,14 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
     return this.sqlDialect.transaction(this.db, (trx) => fn(new KyselyStore(trx, this.sqlDialect, true)));
+  }
+
+  unitOfWork<T>(fn: (tx: Store) => Promise<T>): Promise<{ result: T; changes: Change[] }> {
+    return this.transaction(async (tx) => {
+      const kept = changes.keepChanges((tx as KyselyStore).db);
+      const result = await fn(tx);
+      return { result, changes: [...kept] };
+    });
   }
 
   async migrate(): Promise<string[]> {

@@ -99,10 +99,15 @@ export interface CappedCharge {
   chargedMicros: number;
 }
 
-export interface ChangeEvent {
-  id: number;
+/** What a write changed that others may hold a copy of: a key, an account, a balance. */
+export interface Change {
   kind: ChangeKind;
   subjectId: string;
+}
+
+/** A change as the change feed holds it. */
+export interface ChangeEvent extends Change {
+  id: number;
 }
 
 /** A signed-in browser (dashboard); the cookie holds the token, the store only its hash. */
@@ -226,6 +231,11 @@ export interface Store extends AdminStore, RequestLogStore {
    * resolves, rolled back when it throws. Inside, use only the store given to `fn`.
    */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * `transaction(fn)`, with the changes it recorded in the change feed (each once): what
+   * the caches must follow once it committed.
+   */
+  unitOfWork<T>(fn: (tx: Store) => Promise<T>): Promise<{ result: T; changes: Change[] }>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
 
