@@ -97,7 +97,7 @@ async function seedAccounts(sqlitePath: string): Promise<{ target: FuzzTarget; f
   const keyed = async (email: string, credits: number): Promise<{ id: string; secret: string }> => {
     const account = await store.createAccount({ email, tier: 'roomy' });
     if (credits > 0) await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: creditsToMicros(credits), reason: 'fuzz' });
-    return { id: account.id, secret: (await new Commands(store).createKey(account.id, 'fuzz')).secret };
+    return { id: account.id, secret: (await new Commands(store).keys.create(account.id, 'fuzz')).secret };
   };
   const funded = await keyed('funded@fuzz.test', FUNDED_CREDITS);
   const broke = await keyed('broke@fuzz.test', 0);

@@ -26,7 +26,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const creditsText = stringFlag(args, 'credits');
         const initialMicros = creditsText === undefined ? 0 : parseCreditAmount(creditsText, '--credits', { signed: false });
         const { account, balanceMicros } = await new Commands(store)
-          .createAccount({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' }, cliActor())
+          .accounts.create({ email, name: stringFlag(args, 'name') ?? null, tier, creditsMicros: initialMicros, creditsReason: 'initial credits' }, cliActor())
           .catch((err: unknown) => {
             if (err instanceof EmailTakenError) throw new CliError(`an account with email ${email} already exists`);
             throw err;
@@ -45,7 +45,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
       case 'suspend':
       case 'reactivate': {
         const account = await requireAccount(store, ref);
-        const updated = await new Commands(store).setStatus(account.id, action === 'suspend' ? 'suspended' : 'active', cliActor());
+        const updated = await new Commands(store).accounts.setStatus(account.id, action === 'suspend' ? 'suspended' : 'active', cliActor());
         printRecord(io, args.json, accountView(updated));
         return 0;
       }
@@ -53,19 +53,19 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const account = await requireAccount(store, ref);
         if (!value) throw new CliError('accounts set-tier needs an account and a tier');
         assertTier(config, value);
-        printRecord(io, args.json, accountView(await new Commands(store).setTier(account.id, value, cliActor())));
+        printRecord(io, args.json, accountView(await new Commands(store).accounts.setTier(account.id, value, cliActor())));
         return 0;
       }
       case 'set-price-multiplier': {
         const account = await requireAccount(store, ref);
         const ppm = multiplierOf(value);
-        printRecord(io, args.json, accountView(await new Commands(store).setPriceMultiplier(account.id, ppm, cliActor())));
+        printRecord(io, args.json, accountView(await new Commands(store).accounts.setPriceMultiplier(account.id, ppm, cliActor())));
         return 0;
       }
       case 'set-role': {
         const account = await requireAccount(store, ref);
         if (value !== 'operator' && value !== 'customer') throw new CliError('accounts set-role needs an account and a role: operator or customer');
-        printRecord(io, args.json, accountView(await new Commands(store).setRole(account.id, value, cliActor())));
+        printRecord(io, args.json, accountView(await new Commands(store).accounts.setRole(account.id, value, cliActor())));
         return 0;
       }
       case 'set-password': {
@@ -75,13 +75,13 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
           throw new CliError(`a password needs ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
         }
-        await new Commands(store).setPassword(account.id, await hashPassword(password), cliActor());
+        await new Commands(store).accounts.setPassword(account.id, await hashPassword(password), cliActor());
         printRecord(io, args.json, { id: account.id, email: account.email, password: 'set' });
         return 0;
       }
       case 'reset-link': {
         const account = await requireAccount(store, ref);
-        const { token, expiresAt } = await new Commands(store).issuePasswordReset(account.id);
+        const { token, expiresAt } = await new Commands(store).accounts.issuePasswordReset(account.id);
         printRecord(io, args.json, { email: account.email, link: linkTo(configuredOrigin(config), RESET_PAGE_PATH, token), expires_at: expiresAt });
         return 0;
       }

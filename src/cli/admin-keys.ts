@@ -20,7 +20,7 @@ export async function adminKeysCommand(config: Config, args: ParsedCommand, io: 
       const scopes = parseScopes(stringFlag(args, 'scope'));
       const name = stringFlag(args, 'name')?.trim() || 'admin';
       return withStore(config, async (store) => {
-        const { record, secret } = await new Commands(store).createAdminKey(name, scopes, cliActor());
+        const { record, secret } = await new Commands(store).adminKeys.create(name, scopes, cliActor());
         if (args.json) io.out(JSON.stringify({ ...adminKeyView(record), secret }));
         else {
           printRecord(io, false, adminKeyView(record));
@@ -39,7 +39,7 @@ export async function adminKeysCommand(config: Config, args: ParsedCommand, io: 
     case 'revoke': {
       if (!ref) throw new CliError('admin-keys revoke needs a key id (see admin-keys list)');
       return withStore(config, async (store) => {
-        const record = await new Commands(store).revokeAdminKey(ref, cliActor()).catch((err: unknown) => {
+        const record = await new Commands(store).adminKeys.revoke(ref, cliActor()).catch((err: unknown) => {
           if (err instanceof Refusal) throw new CliError(`no admin key ${JSON.stringify(ref)}`);
           throw err;
         });

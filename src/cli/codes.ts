@@ -22,7 +22,7 @@ export async function codesCommand(config: Config, args: ParsedCommand, io: CliI
     const [codeId, ...extra] = rest;
     if (!codeId || extra.length > 0) throw new CliError('codes disable needs one code id (see codes list)');
     return withStore(config, async (store) => {
-      const code = await new Commands(store).disableCode(codeId, cliActor()).catch((err: unknown) => {
+      const code = await new Commands(store).codes.disable(codeId, cliActor()).catch((err: unknown) => {
         if (err instanceof Refusal && err.code === 'code_redeemed') throw new CliError(`code ${codeId} was redeemed already; nothing was changed`);
         if (err instanceof Refusal) throw new CliError(`no code ${JSON.stringify(codeId)}`);
         throw err;
@@ -38,7 +38,7 @@ export async function codesCommand(config: Config, args: ParsedCommand, io: CliI
       const count = parseCount(stringFlag(args, 'count'));
       const expiresAt = expiryOf(stringFlag(args, 'expires'));
       return withStore(config, async (store) => {
-        const created = await new Commands(store).createCodes({ amountMicros, count, expiresAt }, cliActor());
+        const created = await new Commands(store).codes.create({ amountMicros, count, expiresAt }, cliActor());
         const rows = created.map(({ code, record }) => ({ code, ...codeView(record) }));
         printTable(io, args.json, rows, ['code', 'amount', 'expires', 'id']);
         if (!args.json) {

@@ -28,7 +28,7 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
         try {
           const commands = new Commands(store);
           const change = { accountId: account.id, amountMicros, reason };
-          const { entry, balanceMicros } = await (action === 'grant' ? commands.grantCredits(change, cliActor()) : commands.adjustCredits(change, cliActor()));
+          const { entry, balanceMicros } = await (action === 'grant' ? commands.credits.grant(change, cliActor()) : commands.credits.adjust(change, cliActor()));
           printRecord(io, args.json, { ...entryView(entry), ...balanceFields(balanceMicros) });
           return 0;
         } catch (err) {

@@ -29,7 +29,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
       case 'create': {
         const account = await requireAccount(store, ref);
         const controls = { ...NO_CONTROLS, ...controlsOf(args) };
-        const { record, secret } = await new Commands(store).createKey(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor());
+        const { record, secret } = await new Commands(store).keys.create(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor());
         if (args.json) io.out(JSON.stringify({ ...keyView(record), secret }));
         else {
           printKey(io, false, record);
@@ -46,7 +46,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
         const controls = controlsOf(args);
         if (name === undefined && Object.keys(controls).length === 0) throw new CliError('keys update: nothing to change (--name, --expires, --models, --ips, --rpm, --credit-limit)');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printKey(io, args.json, await new Commands(store).updateKey(ref, { name, controls }, undefined, cliActor()));
+        printKey(io, args.json, await new Commands(store).keys.update(ref, { name, controls }, undefined, cliActor()));
         return 0;
       }
       case 'list': {
@@ -57,7 +57,7 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
       case 'revoke': {
         if (!ref) throw new CliError('keys revoke needs a key id');
         if (!(await store.findKeyById(ref))) throw new CliError(`no key ${JSON.stringify(ref)}`);
-        printKey(io, args.json, await new Commands(store).revokeKey(ref, undefined, cliActor()));
+        printKey(io, args.json, await new Commands(store).keys.revoke(ref, undefined, cliActor()));
         return 0;
       }
       default:

@@ -8,13 +8,13 @@ export async function seedDemoAccount(store: Store, config: Config): Promise<{ e
   if (!config.demo.seed_account) return undefined;
   if ((await store.listAccounts()).length > 0) return undefined;
   const commands = new Commands(store);
-  const { account } = await commands.createAccount({
+  const { account } = await commands.accounts.create({
     email: config.demo.email,
     name: 'Demo',
     tier: config.default_tier,
     creditsMicros: creditsToMicros(config.demo.credits),
     creditsReason: 'demo credits',
   });
-  const { secret } = await commands.createKey(account.id, 'demo');
+  const { secret } = await commands.keys.create(account.id, 'demo');
   return { email: account.email, secret };
 }

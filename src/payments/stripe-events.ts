@@ -35,7 +35,7 @@ export class StripeEvents {
 
   /** A verified event as delivered: applied once, or recognised as seen before. */
   receive(event: Stripe.Event): Promise<EventOutcome> {
-    return this.commands.applyPayment(async (tx) => {
+    return this.commands.payments.apply(async (tx) => {
       const account = await this.lockedAccountOf(tx, event);
       const isNew = await tx.recordStripeEvent({
         id: event.id,
@@ -54,7 +54,7 @@ export class StripeEvents {
   /** Applies a stored event again (the operator's `payments replay`); its effects are idempotent. */
   replay(record: { payload: string }): Promise<void> {
     const event = JSON.parse(record.payload) as Stripe.Event;
-    return this.commands.applyPayment(async (tx) => {
+    return this.commands.payments.apply(async (tx) => {
       const account = await this.lockedAccountOf(tx, event);
       if (account) await this.apply({ tx, account, event });
     });

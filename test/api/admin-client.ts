@@ -30,7 +30,7 @@ export async function adminCall(t: TestApp, credentials: Credentials, method: st
 
 /** An admin key with these scopes, made as `lmgate admin-keys create` makes it. */
 export async function adminKey(t: TestApp, scopes: AdminScope[]): Promise<string> {
-  const { secret } = await new Commands(t.store).createAdminKey(`test ${scopes.join(',')}`, scopes, { kind: 'cli', id: 'test' });
+  const { secret } = await new Commands(t.store).adminKeys.create(`test ${scopes.join(',')}`, scopes, { kind: 'cli', id: 'test' });
   return secret;
 }
 

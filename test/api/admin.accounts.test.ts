@@ -131,7 +131,7 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
 
     expect((await call('POST', `/codes/${first.id}/disable`)).body.code.disabled_at).toEqual(expect.any(String));
     const { account } = await t.createAccount({ credits: 0 });
-    await t.app.commands.redeemCode(account.id, second.code);
+    await t.app.commands.credits.redeemCode(account.id, second.code);
     const redeemed = await call('POST', `/codes/${second.id}/disable`);
     expect(redeemed.status).toBe(409);
     expect((await call('POST', '/codes/code_nothing/disable')).status).toBe(404);
@@ -140,8 +140,8 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
 
   it('sums usage across accounts by day, model, account, key and status, with the credits sold and granted each day', async () => {
     const { account, apiKey } = await t.createAccount({ credits: 5 });
-    const [code] = await t.app.commands.createCodes({ amountMicros: 2_000_000, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
-    await t.app.commands.redeemCode(account.id, code!.code);
+    const [code] = await t.app.commands.codes.create({ amountMicros: 2_000_000, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
+    await t.app.commands.credits.redeemCode(account.id, code!.code);
     await t.client(apiKey).chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'count me' }] });
     await t.flushUsage();
     const usage = await call('GET', `/usage?account_id=${account.id}`);

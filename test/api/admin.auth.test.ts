@@ -24,8 +24,8 @@ describe.each(['sqlite', 'postgres'] as const)('admin API authorization on %s', 
   /** The route's path with fresh ids for what it names, so each call can succeed. */
   async function pathOf(route: AdminRoute): Promise<string> {
     const { account } = await t.createAccount({ credits: 10 });
-    const key = await new Commands(t.store).createKey(account.id, 'k');
-    const [code] = await new Commands(t.store).createCodes({ amountMicros: 1, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
+    const key = await new Commands(t.store).keys.create(account.id, 'k');
+    const [code] = await new Commands(t.store).codes.create({ amountMicros: 1, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
     return route.path.replace(':account', account.id).replace(':key', key.record.id).replace(':code', code!.record.id);
   }
 
@@ -65,7 +65,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin API authorization on %s', 
     expect((await t.store.findAccount(account.id))?.status).toBe('active');
 
     const keys = await t.store.listKeys(account.id);
-    await new Commands(t.store).revokeKey(keys[0]!.id);
+    await new Commands(t.store).keys.revoke(keys[0]!.id);
     const revoked = await adminCall(t, { bearer: apiKey }, 'GET', '/accounts');
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.code).toBe('key_revoked');
@@ -83,7 +83,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin API authorization on %s', 
 
     const keyId = (await t.store.listAdminKeys()).find((k) => real.startsWith(k.prefix) && real.endsWith(k.lastFour))!.id;
     expect((await adminCall(t, { bearer: real }, 'GET', '/me')).body).toEqual({ actor: { kind: 'admin_key', id: keyId }, scopes: ['read'] });
-    await new Commands(t.store).revokeAdminKey(keyId, { kind: 'cli', id: 'test' });
+    await new Commands(t.store).adminKeys.revoke(keyId, { kind: 'cli', id: 'test' });
     const revoked = await adminCall(t, { bearer: real }, 'GET', '/accounts');
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.code).toBe('key_revoked');

@@ -59,7 +59,7 @@ describe.each(['sqlite', 'postgres'] as const)('per-key controls on %s', (databa
     expect((await t.store.findKeyById(id))!.controls.expiresAt).toBe('3000-01-01T00:00:00.000Z');
     await client.models.list();
     // Time passes: the expiry set in the past through the command, as no form allows.
-    await t.app.commands.updateKey(id, { controls: { expiresAt: new Date(Date.now() - 1_000).toISOString() } });
+    await t.app.commands.keys.update(id, { controls: { expiresAt: new Date(Date.now() - 1_000).toISOString() } });
     const err = await fail(client.chat.completions.create({ model: 'demo-echo', messages: HI }));
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.error).toMatchObject({ code: 'key_expired', type: 'authentication_error', reason: 'key_expired', message: 'This API key has expired.' });

@@ -109,7 +109,7 @@ describe('token kinds from an OpenAI upstream', () => {
 describe('an account’s own price multiplier', () => {
   it('scales its prices beside its tier’s, from its next request on', async () => {
     const { account, apiKey } = await t.createAccount({ credits: 10, tier: 'marked' });
-    await new Commands(t.store).setPriceMultiplier(account.id, 800_000, { kind: 'cli', id: 'test' });
+    await new Commands(t.store).accounts.setPriceMultiplier(account.id, 800_000, { kind: 'cli', id: 'test' });
     await t.syncChanges();
     const completion = await t.client(apiKey).chat.completions.create({ model: 'gpt-like', messages: [{ role: 'user', content: 'hi' }] });
     // × 1.5 for the tier and × 0.8 for the account: × 1.2.

@@ -63,14 +63,14 @@ describe('Authenticator', () => {
   });
 
   it('returns the key and its account for a valid key', async () => {
-    const { record, secret } = await new Commands(realStore).createKey(account.id, 'ci');
+    const { record, secret } = await new Commands(realStore).keys.create(account.id, 'ci');
     const principal = await authenticator.authenticate(`Bearer ${secret}`);
     expect(principal.key).toEqual(record);
     expect(principal.account).toEqual(account);
   });
 
   it('rejects a well-formed key that is not stored with InvalidApiKeyError after one lookup', async () => {
-    await new Commands(realStore).createKey(account.id, 'real');
+    await new Commands(realStore).keys.create(account.id, 'real');
     const unknown = generateApiKey().secret;
     await expect(authenticating(authenticator, `Bearer ${unknown}`)).rejects.toBeInstanceOf(InvalidApiKeyError);
     expect(calls.findKeyByHash).toBe(1);
@@ -80,7 +80,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a malformed key with InvalidApiKeyError without touching the store', async () => {
-    const { secret } = await new Commands(realStore).createKey(account.id, 'real');
+    const { secret } = await new Commands(realStore).keys.create(account.id, 'real');
     const lastChar = secret.at(-1) === 'A' ? 'B' : 'A';
     const wrongChecksum = secret.slice(0, -1) + lastChar;
     const typo = secret.slice(0, 20) + (secret[20] === 'x' ? 'y' : 'x') + secret.slice(21);
@@ -92,7 +92,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a missing or malformed header as unauthenticated without touching the store', async () => {
-    const { secret } = await new Commands(realStore).createKey(account.id, 'real');
+    const { secret } = await new Commands(realStore).keys.create(account.id, 'real');
     for (const header of [undefined, '', `bearer ${secret}`, `Bearer  ${secret}`, `Basic ${secret}`, secret]) {
       await expect(authenticating(authenticator, header), String(header)).rejects.toBeInstanceOf(UnauthenticatedError);
     }
@@ -100,7 +100,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a revoked key with KeyRevokedError', async () => {
-    const { record, secret } = await new Commands(realStore).createKey(account.id, 'old');
+    const { record, secret } = await new Commands(realStore).keys.create(account.id, 'old');
     await realStore.revokeKey(record.id);
     await expect(authenticating(authenticator, `Bearer ${secret}`)).rejects.toBeInstanceOf(KeyRevokedError);
     // And again from the cache, without another lookup.
@@ -109,7 +109,7 @@ describe('Authenticator', () => {
   });
 
   it('keeps no raw key: caches hold its SHA-256 only', async () => {
-    const { record, secret } = await new Commands(realStore).createKey(account.id, 'held');
+    const { record, secret } = await new Commands(realStore).keys.create(account.id, 'held');
     await authenticator.authenticate(`Bearer ${secret}`);
     const held = stringsHeldBy([authenticator, cache]);
     expect(held.has(record.keyHash)).toBe(true); // the walk does reach the cache's entries
@@ -117,7 +117,7 @@ describe('Authenticator', () => {
   });
 
   it('answers a second authentication of the same key from the cache', async () => {
-    const { secret } = await new Commands(realStore).createKey(account.id, 'hot');
+    const { secret } = await new Commands(realStore).keys.create(account.id, 'hot');
     const first = await authenticator.authenticate(`Bearer ${secret}`);
     expect(calls).toEqual({ findKeyByHash: 1, findAccount: 1 });
     const second = await authenticator.authenticate(`Bearer ${secret}`);
@@ -126,8 +126,8 @@ describe('Authenticator', () => {
   });
 
   it('does not mix up two keys of the same account in the cache', async () => {
-    const a = await new Commands(realStore).createKey(account.id, 'a');
-    const b = await new Commands(realStore).createKey(account.id, 'b');
+    const a = await new Commands(realStore).keys.create(account.id, 'a');
+    const b = await new Commands(realStore).keys.create(account.id, 'b');
     expect((await authenticator.authenticate(`Bearer ${a.secret}`)).key.id).toBe(a.record.id);
     expect((await authenticator.authenticate(`Bearer ${b.secret}`)).key.id).toBe(b.record.id);
     expect((await authenticator.authenticate(`Bearer ${a.secret}`)).key.id).toBe(a.record.id);
@@ -136,7 +136,7 @@ describe('Authenticator', () => {
   });
 
   it('rejects a cached key as revoked once the cache forgets it after the revocation', async () => {
-    const { record, secret } = await new Commands(realStore).createKey(account.id, 'cached');
+    const { record, secret } = await new Commands(realStore).keys.create(account.id, 'cached');
     await authenticator.authenticate(`Bearer ${secret}`);
     await realStore.revokeKey(record.id);
 
@@ -146,8 +146,8 @@ describe('Authenticator', () => {
   });
 
   it('rejects a key revoked through a second store handle once the change feed has polled', async () => {
-    const { record, secret } = await new Commands(realStore).createKey(account.id, 'served');
-    const other = await new Commands(realStore).createKey(account.id, 'unaffected');
+    const { record, secret } = await new Commands(realStore).keys.create(account.id, 'served');
+    const other = await new Commands(realStore).keys.create(account.id, 'unaffected');
     const events: ChangeEvent[] = [];
     const errors: unknown[] = [];
     // Wired as app.ts wires it. The timer is set far out so that only the polls below run.
@@ -181,7 +181,7 @@ describe('Authenticator', () => {
   });
 
   it('hands out the new account state after a suspension through a second handle reaches the feed', async () => {
-    const { secret } = await new Commands(realStore).createKey(account.id, 'served');
+    const { secret } = await new Commands(realStore).keys.create(account.id, 'served');
     const feed = new ChangeFeed(
       store,
       (event) => (event.kind === 'key' ? cache.forgetKey(event.subjectId) : cache.forgetAccount(event.subjectId)),
@@ -204,7 +204,7 @@ describe('Authenticator', () => {
   });
 
   it('does not replay changes made before the feed started', async () => {
-    const { record } = await new Commands(realStore).createKey(account.id, 'old');
+    const { record } = await new Commands(realStore).keys.create(account.id, 'old');
     await realStore.revokeKey(record.id);
     await realStore.setAccountTier(account.id, 'pro');
     const events: ChangeEvent[] = [];

@@ -152,7 +152,7 @@ class Simulation {
     const { store } = this.deployment;
     const account = await store.createAccount({ email: `sim${this.accounts.length}-${Date.now()}@example.test`, tier: 'basic' });
     if (micros > 0) await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: micros, reason: 'sim' });
-    const { secret } = await new Commands(store).createKey(account.id, 'sim');
+    const { secret } = await new Commands(store).keys.create(account.id, 'sim');
     this.accounts.push({ id: account.id, keys: [secret], credited: micros, tier: 'basic', suspended: false });
   }
 
@@ -234,7 +234,7 @@ class Simulation {
       const keys = await store.listKeys(account.id);
       const live = keys.filter((key) => key.revokedAt === null);
       if (live.length > 0) await store.revokeKey(this.pick(live).id);
-      const { secret } = await new Commands(store).createKey(account.id, 'sim');
+      const { secret } = await new Commands(store).keys.create(account.id, 'sim');
       account.keys.push(secret);
       await this.deployment.syncChanges();
       return `revoke a key of ${account.id}, create another`;

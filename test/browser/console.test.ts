@@ -44,7 +44,7 @@ describe('the operator console', () => {
     const customerEmail = uniqueEmail('customer');
     await signUp(customer.page, customerEmail);
     const customerAccount = (await t.store.findAccount(customerEmail))!;
-    const { record: key, secret } = await t.app.commands.createKey(customerAccount.id, 'production');
+    const { record: key, secret } = await t.app.commands.keys.create(customerAccount.id, 'production');
     const client: OpenAI = t.client(secret);
     const ask = () => client.chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'hi' }] });
     expect((await ask()).choices[0]!.message.content).toBe('hi');
@@ -140,8 +140,8 @@ describe('the operator console', () => {
 
   it('fits every console page on a phone, and shows a customer no console', async () => {
     const email = uniqueEmail('phone-operator');
-    const account = await t.app.commands.signUp({ email, name: null, tier: 'free', passwordHash: await hashPassword(PASSWORD), creditsMicros: 0 });
-    await t.app.commands.setRole(account.id, 'operator', { kind: 'cli', id: 'test' });
+    const account = await t.app.commands.accounts.signUp({ email, name: null, tier: 'free', passwordHash: await hashPassword(PASSWORD), creditsMicros: 0 });
+    await t.app.commands.accounts.setRole(account.id, 'operator', { kind: 'cli', id: 'test' });
     const { page, screenshot, assertClean } = await openPage(browser, t.origin, PHONE);
     await signIn(page, email);
     const { account: shown } = await t.createAccount({ email: uniqueEmail('shown-on-phone') });

@@ -32,16 +32,16 @@ beforeAll(async () => {
     },
   });
   const passwordHash = await hashPassword(PASSWORD);
-  const signUp = (email: string, name: string | null) => t.app.commands.signUp({ email, name, tier: 'free', passwordHash, creditsMicros: 1_000_000 });
+  const signUp = (email: string, name: string | null) => t.app.commands.accounts.signUp({ email, name, tier: 'free', passwordHash, creditsMicros: 1_000_000 });
   customer = await signUp('ada@example.com', 'Ada Lovelace');
   operator = await signUp('ops@example.com', 'Grace Hopper');
-  await t.app.commands.setRole(operator.id, 'operator', CLI);
+  await t.app.commands.accounts.setRole(operator.id, 'operator', CLI);
   for (const email of ['brook@example.com', 'cyd@example.com']) await signUp(email, null);
 
   const keys = {
-    production: await t.app.commands.createKey(customer.id, 'production'),
-    staging: await t.app.commands.createKey(customer.id, 'staging', { expiresAt: '2999-01-01T00:00:00.000Z', allowedModels: ['demo-echo'], allowedIps: null, rpm: 30, creditLimit: { amountMicros: 2_000_000, period: 'month' } }),
-    laptop: await t.app.commands.createKey(customer.id, 'laptop'),
+    production: await t.app.commands.keys.create(customer.id, 'production'),
+    staging: await t.app.commands.keys.create(customer.id, 'staging', { expiresAt: '2999-01-01T00:00:00.000Z', allowedModels: ['demo-echo'], allowedIps: null, rpm: 30, creditLimit: { amountMicros: 2_000_000, period: 'month' } }),
+    laptop: await t.app.commands.keys.create(customer.id, 'laptop'),
   };
   // Two weeks of settled usage before today's live requests, so the charts have a shape.
   const models = ['demo-echo', 'demo-lorem', 'demo-embed'];
@@ -73,11 +73,11 @@ beforeAll(async () => {
     }
   }
   await t.store.recordUsage(records);
-  await t.app.commands.grantCredits({ accountId: customer.id, amountMicros: 12_500_000, reason: 'welcome' }, CLI);
-  const [code] = await t.app.commands.createCodes({ amountMicros: 5_000_000, count: 1, expiresAt: null }, CLI);
-  await t.app.commands.redeemCode(customer.id, code!.code);
-  await t.app.commands.createCodes({ amountMicros: 2_000_000, count: 2, expiresAt: '2999-01-01T00:00:00.000Z' }, CLI);
-  await t.app.commands.revokeKey(keys.laptop.record.id, customer.id);
+  await t.app.commands.credits.grant({ accountId: customer.id, amountMicros: 12_500_000, reason: 'welcome' }, CLI);
+  const [code] = await t.app.commands.codes.create({ amountMicros: 5_000_000, count: 1, expiresAt: null }, CLI);
+  await t.app.commands.credits.redeemCode(customer.id, code!.code);
+  await t.app.commands.codes.create({ amountMicros: 2_000_000, count: 2, expiresAt: '2999-01-01T00:00:00.000Z' }, CLI);
+  await t.app.commands.keys.revoke(keys.laptop.record.id, customer.id);
   await t.syncChanges();
 
   // Today: answers on every demo model, and refusals the request log explains.
@@ -91,7 +91,7 @@ beforeAll(async () => {
   await production.chat.completions.create({ model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
   await t.flushUsage();
   await t.app.refusals.flush();
-  ({ token: resetToken } = await t.app.commands.issuePasswordReset(customer.id));
+  ({ token: resetToken } = await t.app.commands.accounts.issuePasswordReset(customer.id));
 });
 afterAll(async () => {
   await browser?.close();

@@ -138,7 +138,7 @@ describe('API keys and usage', () => {
     const email = uniqueEmail('leaker');
     await signUp(page, email);
     const account = (await t.store.findAccount(email))!;
-    const { secret } = await t.app.commands.createKey(account.id, 'ci runner');
+    const { secret } = await t.app.commands.keys.create(account.id, 'ci runner');
     const url = 'https://github.com/someone/repo/blob/main/.env';
     const res = await fetch(`${t.origin}/api/keys/leak-report`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys: [secret], url }) });
     expect(res.status).toBe(200);

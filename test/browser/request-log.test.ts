@@ -32,7 +32,7 @@ describe('request log', () => {
     const email = uniqueEmail('logger');
     await signUp(page, email);
     const account = (await t.store.findAccount(email))!;
-    const { secret } = await t.app.commands.createKey(account.id, 'backend');
+    const { secret } = await t.app.commands.keys.create(account.id, 'backend');
     const client = t.client(secret);
     await client.chat.completions.create({ model: 'demo-echo', messages: [{ role: 'user', content: 'hello' }] });
     const refused = await client.chat.completions.create({ model: 'gpt-premium', messages: [{ role: 'user', content: 'hello' }] }).catch((err: unknown) => err);

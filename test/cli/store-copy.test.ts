@@ -82,30 +82,30 @@ async function rowCounts(store: Store): Promise<Record<string, number>> {
 /** A store as an operator's months of use leave it, written by the code paths that write it in production. */
 async function fillSqliteStore(store: Store) {
   const commands = new Commands(store);
-  const { account: ada } = await commands.createAccount({ email: 'ada@example.com', name: 'Ada', tier: 'free', creditsMicros: 50_000_000, creditsReason: 'welcome' });
-  const { account: bob } = await commands.createAccount({ email: 'bob@example.com', name: null, tier: 'pro', creditsMicros: 0, creditsReason: '' });
-  const carol = await commands.signUp({ email: 'carol@example.com', name: 'Carol', tier: 'free', passwordHash: await hashPassword(PASSWORD), creditsMicros: 1_000_000 });
-  await commands.setPassword(ada.id, await hashPassword(`${PASSWORD} (ada)`));
+  const { account: ada } = await commands.accounts.create({ email: 'ada@example.com', name: 'Ada', tier: 'free', creditsMicros: 50_000_000, creditsReason: 'welcome' });
+  const { account: bob } = await commands.accounts.create({ email: 'bob@example.com', name: null, tier: 'pro', creditsMicros: 0, creditsReason: '' });
+  const carol = await commands.accounts.signUp({ email: 'carol@example.com', name: 'Carol', tier: 'free', passwordHash: await hashPassword(PASSWORD), creditsMicros: 1_000_000 });
+  await commands.accounts.setPassword(ada.id, await hashPassword(`${PASSWORD} (ada)`));
 
-  const key = await commands.createKey(ada.id, 'laptop');
-  const revoked = await commands.createKey(ada.id, 'old laptop');
-  await commands.revokeKey(revoked.record.id);
-  const bobKey = await commands.createKey(bob.id, 'ci');
+  const key = await commands.keys.create(ada.id, 'laptop');
+  const revoked = await commands.keys.create(ada.id, 'old laptop');
+  await commands.keys.revoke(revoked.record.id);
+  const bobKey = await commands.keys.create(bob.id, 'ci');
   await store.touchKeys(new Map([[key.record.id, '2025-03-01T10:00:00.123Z']]));
 
   // Change events before `midway` are pruned, as the server prunes them: ids start above 1.
-  await commands.setTier(bob.id, 'free');
+  await commands.accounts.setTier(bob.id, 'free');
   const midway = new Date();
-  await commands.setStatus(bob.id, 'suspended');
-  await commands.setTier(bob.id, 'pro');
-  await commands.adjustCredits({ accountId: ada.id, amountMicros: -2_500_000, reason: 'refund a bad answer' });
+  await commands.accounts.setStatus(bob.id, 'suspended');
+  await commands.accounts.setTier(bob.id, 'pro');
+  await commands.credits.adjust({ accountId: ada.id, amountMicros: -2_500_000, reason: 'refund a bad answer' });
 
   const [redeemed, spare] = [generateRedemptionCode(), generateRedemptionCode()];
   await store.createRedemptionCodes([
     { codeHash: hashRedemptionCode(redeemed), hint: 'LMG-…-AAAA', amountMicros: 5_000_000, expiresAt: null },
     { codeHash: hashRedemptionCode(spare), hint: 'LMG-…-BBBB', amountMicros: 3_000_000, expiresAt: '2099-12-31T23:59:59.999Z' },
   ]);
-  await commands.redeemCode(bob.id, redeemed);
+  await commands.credits.redeemCode(bob.id, redeemed);
 
   const usage: UsageRecord[] = Array.from({ length: USAGE_RECORDS }, (_, i) => ({
     id: `usage_${String(i).padStart(6, '0')}`,
@@ -205,11 +205,11 @@ describe('lmgate store copy into PostgreSQL', () => {
     const lastLedgerId = Math.max(...expected.ledger_entries!.map((row) => Number(row.id)));
     const lastChangeId = await sqlite.latestChangeId();
     const commands = new Commands(postgres);
-    const { entry } = await commands.grantCredits({ accountId: fixture.ada.id, amountMicros: 1_000_000, reason: 'after the move' });
+    const { entry } = await commands.credits.grant({ accountId: fixture.ada.id, amountMicros: 1_000_000, reason: 'after the move' });
     expect(entry.id).toBe(lastLedgerId + 1);
     expect(await postgres.latestChangeId()).toBe(lastChangeId + 1);
     // The unredeemed code still redeems, once.
-    expect((await commands.redeemCode(fixture.carol.id, fixture.spare)).amountMicros).toBe(3_000_000);
+    expect((await commands.credits.redeemCode(fixture.carol.id, fixture.spare)).amountMicros).toBe(3_000_000);
     expect(await postgres.sumLedger(fixture.carol.id)).toBe(await postgres.balanceOf(fixture.carol.id));
   });
 
@@ -228,7 +228,7 @@ describe('lmgate store copy into PostgreSQL', () => {
     const postgres = await openMigrated({ databaseUrl: database.url });
     const copied = await allRows(postgres);
     // The source moved on since: a second copy would duplicate and diverge.
-    await new Commands(sqlite).createAccount({ email: 'dan@example.com', name: null, tier: 'free', creditsMicros: 1, creditsReason: 'r' });
+    await new Commands(sqlite).accounts.create({ email: 'dan@example.com', name: null, tier: 'free', creditsMicros: 1, creditsReason: 'r' });
 
     const second = await run('store', 'copy', '--to', database.url, '--json');
     expect(second.code).toBe(1);
@@ -277,9 +277,9 @@ describe('lmgate store copy into PostgreSQL', () => {
   it('continues ids where SQLite left off, even when the newest change events were pruned', async () => {
     const sqlite = await openMigrated({});
     const commands = new Commands(sqlite);
-    const { account } = await commands.createAccount({ email: 'eve@example.com', name: null, tier: 'free', creditsMicros: 0, creditsReason: '' });
-    await commands.grantCredits({ accountId: account.id, amountMicros: 2_000_000, reason: 'welcome' });
-    await commands.setStatus(account.id, 'suspended');
+    const { account } = await commands.accounts.create({ email: 'eve@example.com', name: null, tier: 'free', creditsMicros: 0, creditsReason: '' });
+    await commands.credits.grant({ accountId: account.id, amountMicros: 2_000_000, reason: 'welcome' });
+    await commands.accounts.setStatus(account.id, 'suspended');
     const lastChangeId = await sqlite.latestChangeId();
     expect(lastChangeId).toBeGreaterThan(0);
     await sqlite.pruneChanges(new Date(Date.now() + 60_000));
@@ -291,7 +291,7 @@ describe('lmgate store copy into PostgreSQL', () => {
 
     // Instances follow the change feed by id: a reused id could be taken for one already seen.
     const postgres = await openMigrated({ databaseUrl: database.url });
-    await new Commands(postgres).setStatus(account.id, 'active');
+    await new Commands(postgres).accounts.setStatus(account.id, 'active');
     expect(await postgres.latestChangeId()).toBe(lastChangeId + 1);
   });
 

@@ -29,15 +29,15 @@ describe.each(STORE_BACKENDS)('change feed ($name)', (backend) => {
 
   it('starts after what is already recorded, then delivers each later change once, in order', async () => {
     const commands = new Commands(store);
-    const { account } = await commands.createAccount({ email: 'feed@example.test', name: null, tier: 'free', creditsMicros: 5, creditsReason: 'r' });
+    const { account } = await commands.accounts.create({ email: 'feed@example.test', name: null, tier: 'free', creditsMicros: 5, creditsReason: 'r' });
     await feed.start();
     await feed.poll();
     expect(seen).toEqual([]); // the grant before start is history
 
-    const { record } = await commands.createKey(account.id, 'k');
-    await commands.revokeKey(record.id);
-    await commands.setTier(account.id, 'pro');
-    await commands.grantCredits({ accountId: account.id, amountMicros: 10, reason: 'r' });
+    const { record } = await commands.keys.create(account.id, 'k');
+    await commands.keys.revoke(record.id);
+    await commands.accounts.setTier(account.id, 'pro');
+    await commands.credits.grant({ accountId: account.id, amountMicros: 10, reason: 'r' });
     await feed.poll();
     expect(seen).toEqual([
       { kind: 'key', subjectId: record.id },
@@ -53,8 +53,8 @@ describe.each(STORE_BACKENDS)('change feed ($name)', (backend) => {
     await feed.start();
     const other = opened.openAnother();
     try {
-      const { account } = await new Commands(other).createAccount({ email: 'other@example.test', name: null, tier: 'free', creditsMicros: 0, creditsReason: 'r' });
-      await new Commands(other).setStatus(account.id, 'suspended');
+      const { account } = await new Commands(other).accounts.create({ email: 'other@example.test', name: null, tier: 'free', creditsMicros: 0, creditsReason: 'r' });
+      await new Commands(other).accounts.setStatus(account.id, 'suspended');
       await feed.poll();
       expect(seen).toEqual([{ kind: 'account', subjectId: account.id }]);
     } finally {
@@ -73,8 +73,8 @@ describe.each(STORE_BACKENDS)('change feed ($name)', (backend) => {
     });
     const flakyFeed = new ChangeFeed(flaky, ({ kind, subjectId }) => void seen.push({ kind, subjectId }), (err) => errors.push(err), 60_000);
     await flakyFeed.start();
-    const { account } = await new Commands(store).createAccount({ email: 'late@example.test', name: null, tier: 'free', creditsMicros: 0, creditsReason: 'r' });
-    await new Commands(store).setTier(account.id, 'pro');
+    const { account } = await new Commands(store).accounts.create({ email: 'late@example.test', name: null, tier: 'free', creditsMicros: 0, creditsReason: 'r' });
+    await new Commands(store).accounts.setTier(account.id, 'pro');
     down = true;
     await flakyFeed.poll();
     expect(errors).toHaveLength(1);

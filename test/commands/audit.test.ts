@@ -30,12 +30,12 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
 
   let counter = 0;
   const newAccount = async (credits = 0) =>
-    (await commands.createAccount({ email: `audit${++counter}@example.test`, name: null, tier: 'free', creditsMicros: credits, creditsReason: 'start' }, OPERATOR)).account;
+    (await commands.accounts.create({ email: `audit${++counter}@example.test`, name: null, tier: 'free', creditsMicros: credits, creditsReason: 'start' }, OPERATOR)).account;
 
   it('records a grant and an adjustment with the ledger entry and the balance before and after', async () => {
     const account = await newAccount();
-    const granted = await commands.grantCredits({ accountId: account.id, amountMicros: 5_000_000, reason: 'welcome' }, OPERATOR);
-    const adjusted = await commands.adjustCredits({ accountId: account.id, amountMicros: -1_500_000, reason: 'refund' }, OPERATOR);
+    const granted = await commands.credits.grant({ accountId: account.id, amountMicros: 5_000_000, reason: 'welcome' }, OPERATOR);
+    const adjusted = await commands.credits.adjust({ accountId: account.id, amountMicros: -1_500_000, reason: 'refund' }, OPERATOR);
 
     const [adjustRow, grantRow] = await store.listAudit({ limit: 10, targetId: account.id });
     expect(grantRow).toMatchObject({
@@ -56,7 +56,7 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
 
   it('leaves neither ledger entry nor audit row when an adjustment would go below zero', async () => {
     const account = await newAccount(1_000_000);
-    await expect(commands.adjustCredits({ accountId: account.id, amountMicros: -2_000_000, reason: 'too much' }, OPERATOR)).rejects.toBeInstanceOf(
+    await expect(commands.credits.adjust({ accountId: account.id, amountMicros: -2_000_000, reason: 'too much' }, OPERATOR)).rejects.toBeInstanceOf(
       BalanceWouldGoNegativeError,
     );
     expect((await store.listAudit({ limit: 10, targetId: account.id })).map((r) => r.action)).toEqual(['account.create']);
@@ -68,18 +68,18 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
     const account = await newAccount();
     // With the log gone, the audit insert fails after the ledger entry was written.
     await sql`drop table audit_log`.execute((store as KyselyStore).db);
-    await expect(commands.grantCredits({ accountId: account.id, amountMicros: 1_000_000, reason: 'r' }, OPERATOR)).rejects.toThrow();
+    await expect(commands.credits.grant({ accountId: account.id, amountMicros: 1_000_000, reason: 'r' }, OPERATOR)).rejects.toThrow();
     expect(await store.balanceOf(account.id)).toBe(0);
     expect(await store.listLedger(account.id)).toEqual([]);
   });
 
   it('records suspension, reactivation, tier and role with before and after, and nothing for a customer', async () => {
     const account = await newAccount();
-    await commands.setStatus(account.id, 'suspended', OPERATOR);
-    await commands.setStatus(account.id, 'active', OPERATOR);
-    await commands.setTier(account.id, 'pro', OPERATOR);
-    await commands.setRole(account.id, 'operator', { kind: 'cli', id: 'root' });
-    await commands.setTier(account.id, 'free'); // the customer's own plan change
+    await commands.accounts.setStatus(account.id, 'suspended', OPERATOR);
+    await commands.accounts.setStatus(account.id, 'active', OPERATOR);
+    await commands.accounts.setTier(account.id, 'pro', OPERATOR);
+    await commands.accounts.setRole(account.id, 'operator', { kind: 'cli', id: 'root' });
+    await commands.accounts.setTier(account.id, 'free'); // the customer's own plan change
     const rows = (await store.listAudit({ limit: 10, targetId: account.id })).reverse();
     expect(rows.map((r) => [r.action, r.before, r.after])).toEqual([
       ['account.create', null, { email: account.email, tier: 'free', status: 'active', balance_micros: 0 }],
@@ -94,14 +94,14 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
 
   it('records key creation, changes and revocation, codes, and admin keys', async () => {
     const account = await newAccount();
-    const { record } = await commands.createKey(account.id, 'ci', undefined, OPERATOR);
-    await commands.updateKey(record.id, { name: 'ci-2', controls: { rpm: 30, creditLimit: { amountMicros: 5_000_000, period: 'month' } } }, undefined, OPERATOR);
-    await commands.updateKey(record.id, { name: 'ci-3' }, account.id); // the owner's own change: not an admin action
-    await commands.revokeKey(record.id, undefined, OPERATOR);
-    const [code] = await commands.createCodes({ amountMicros: 2_000_000, count: 2, expiresAt: null }, OPERATOR);
-    await commands.disableCode(code!.record.id, OPERATOR);
-    const admin = await commands.createAdminKey('ops', ['read', 'credits'], OPERATOR);
-    await commands.revokeAdminKey(admin.record.id, OPERATOR);
+    const { record } = await commands.keys.create(account.id, 'ci', undefined, OPERATOR);
+    await commands.keys.update(record.id, { name: 'ci-2', controls: { rpm: 30, creditLimit: { amountMicros: 5_000_000, period: 'month' } } }, undefined, OPERATOR);
+    await commands.keys.update(record.id, { name: 'ci-3' }, account.id); // the owner's own change: not an admin action
+    await commands.keys.revoke(record.id, undefined, OPERATOR);
+    const [code] = await commands.codes.create({ amountMicros: 2_000_000, count: 2, expiresAt: null }, OPERATOR);
+    await commands.codes.disable(code!.record.id, OPERATOR);
+    const admin = await commands.adminKeys.create('ops', ['read', 'credits'], OPERATOR);
+    await commands.adminKeys.revoke(admin.record.id, OPERATOR);
 
     const rows = (await store.listAudit({ limit: 20, actorId: OPERATOR.id })).reverse();
     expect(rows.map((r) => `${r.action} ${r.target.kind}`)).toEqual([
@@ -128,17 +128,17 @@ describe.each(STORE_BACKENDS)('audited commands on $name', (backend) => {
 
   it('a disabled code no longer redeems, and a redeemed one cannot be disabled', async () => {
     const account = await newAccount();
-    const [disabled, redeemed] = await commands.createCodes({ amountMicros: 1_000_000, count: 2, expiresAt: null }, OPERATOR);
-    await commands.disableCode(disabled!.record.id, OPERATOR);
-    await expect(commands.redeemCode(account.id, disabled!.code)).rejects.toMatchObject({ code: 'code_expired' });
-    await commands.redeemCode(account.id, redeemed!.code);
-    await expect(commands.disableCode(redeemed!.record.id, OPERATOR)).rejects.toEqual(new Refusal('code_redeemed'));
+    const [disabled, redeemed] = await commands.codes.create({ amountMicros: 1_000_000, count: 2, expiresAt: null }, OPERATOR);
+    await commands.codes.disable(disabled!.record.id, OPERATOR);
+    await expect(commands.credits.redeemCode(account.id, disabled!.code)).rejects.toMatchObject({ code: 'code_expired' });
+    await commands.credits.redeemCode(account.id, redeemed!.code);
+    await expect(commands.codes.disable(redeemed!.record.id, OPERATOR)).rejects.toEqual(new Refusal('code_redeemed'));
     expect(await store.balanceOf(account.id)).toBe(1_000_000);
   });
 
   it('pages the audit log back from the newest by id', async () => {
     const account = await newAccount();
-    for (let i = 1; i <= 5; i++) await commands.grantCredits({ accountId: account.id, amountMicros: i, reason: `g${i}` }, OPERATOR);
+    for (let i = 1; i <= 5; i++) await commands.credits.grant({ accountId: account.id, amountMicros: i, reason: `g${i}` }, OPERATOR);
     const first = await store.listAudit({ limit: 2, actorId: OPERATOR.id });
     const second = await store.listAudit({ limit: 2, actorId: OPERATOR.id, beforeId: first[1]!.id });
     expect([...first, ...second].map((r) => r.after!.reason)).toEqual(['g5', 'g4', 'g3', 'g2']);

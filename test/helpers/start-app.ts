@@ -90,7 +90,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       if (credits > 0) {
         await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: creditsToMicros(credits), reason: 'test' });
       }
-      const { secret } = await new Commands(store).createKey(account.id, 'test');
+      const { secret } = await new Commands(store).keys.create(account.id, 'test');
       return { account, apiKey: secret };
     },
     client(apiKey, baseURL = `${origin}/v1`) {

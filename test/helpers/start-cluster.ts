@@ -95,7 +95,7 @@ export async function startCluster(size: number, overrides: Record<string, unkno
     async createAccount({ micros, tier }) {
       const account = await store.createAccount({ email: `cluster${++accounts}-${process.pid}@example.test`, tier: tier ?? config.default_tier });
       if (micros > 0) await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: micros, reason: 'test' });
-      const { secret } = await new Commands(store).createKey(account.id, 'test');
+      const { secret } = await new Commands(store).keys.create(account.id, 'test');
       return { account, apiKey: secret };
     },
     flushUsage: async () => {

@@ -108,10 +108,10 @@ describe('auto-recharge', () => {
     await browser.signUp();
     const accountId = browser.account.id as string;
     expect((await browser.post('/payments/portal')).status).toBe(200); // creates the Stripe customer
-    await t.app.commands.grantCredits({ accountId, amountMicros: 100 * MICROS_PER_CREDIT, reason: 'test' });
+    await t.app.commands.credits.grant({ accountId, amountMicros: 100 * MICROS_PER_CREDIT, reason: 'test' });
     const set = await browser.request('PUT', '/payments/auto-recharge', { body: { enabled: true, thresholdMicros: 80 * MICROS_PER_CREDIT, amountMinor: 1000 } });
     expect(set.status, set.text).toBe(200);
-    const { secret } = await t.app.commands.createKey(accountId, 'test');
+    const { secret } = await t.app.commands.keys.create(accountId, 'test');
     return { browser, accountId, client: t.client(secret) };
   }
 

@@ -236,7 +236,7 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     expect(refund).toMatchObject({ kind: 'refund', amountMicros: -credits(10), reference: charge.id });
 
     // Some credits spent, then the customer disputes the whole charge.
-    await t.app.commands.adjustCredits({ accountId, amountMicros: -credits(7), reason: 'spent' });
+    await t.app.commands.credits.adjust({ accountId, amountMicros: -credits(7), reason: 'spent' });
     const dispute = { id: id('dp'), object: 'dispute', charge: charge.id, payment_intent: session.payment_intent, amount: 1000, status: 'needs_response', created: nowSec() };
     expect((await deliver(t.origin, stripeEvent('charge.dispute.created', dispute))).status).toBe(200);
     expect(await t.store.balanceOf(accountId)).toBe(0);

@@ -25,7 +25,7 @@ describe('admin changes across instances', () => {
   let adminKey: string;
   beforeAll(async () => {
     cluster = await startCluster(2, {}, { changePollMs: 60_000 });
-    adminKey = (await new Commands(cluster.store).createAdminKey('ops', [...ADMIN_SCOPES], { kind: 'cli', id: 'test' })).secret;
+    adminKey = (await new Commands(cluster.store).adminKeys.create('ops', [...ADMIN_SCOPES], { kind: 'cli', id: 'test' })).secret;
   });
   afterAll(async () => {
     await cluster?.close();

@@ -27,7 +27,7 @@ describe('per-key controls across instances', () => {
     await client.chat.completions.create({ model: 'demo-lorem', messages: HI, max_tokens: 4 }); // cached on the second
 
     const since = performance.now();
-    await first!.app.commands.updateKey(key!.id, { controls: { allowedModels: ['demo-echo'] } });
+    await first!.app.commands.keys.update(key!.id, { controls: { allowedModels: ['demo-echo'] } });
     for (;;) {
       const refused = await client.chat.completions.create({ model: 'demo-lorem', messages: HI, max_tokens: 4 }).then(
         () => false,
@@ -47,7 +47,7 @@ describe('per-key controls across instances', () => {
   it('counts a key’s own requests per minute once across instances', async () => {
     const { account, apiKey } = await cluster.createAccount({ micros: 10_000_000 });
     const [key] = await cluster.store.listKeys(account.id);
-    await cluster.instances[0]!.app.commands.updateKey(key!.id, { controls: { rpm: 3 } });
+    await cluster.instances[0]!.app.commands.keys.update(key!.id, { controls: { rpm: 3 } });
     const clients = cluster.instances.map((instance) => instance.client(apiKey));
     // Neither instance has seen the key yet: each loads it, its limit included, from the store.
     const outcomes: string[] = [];
@@ -65,7 +65,7 @@ describe('per-key controls across instances', () => {
   it('counts no refused request against a limit, and every refusal carries the rate-limit headers, as on one instance', async () => {
     const { account, apiKey } = await cluster.createAccount({ micros: 10_000_000 });
     const [key] = await cluster.store.listKeys(account.id);
-    await cluster.instances[0]!.app.commands.updateKey(key!.id, { controls: { rpm: 3, allowedModels: ['demo-echo'] } });
+    await cluster.instances[0]!.app.commands.keys.update(key!.id, { controls: { rpm: 3, allowedModels: ['demo-echo'] } });
     const client = cluster.instances[1]!.client(apiKey);
     const refused = async (request: Promise<unknown>) => request.then(() => expect.unreachable('the request succeeded'), (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
     const errors = [

@@ -31,7 +31,7 @@ afterAll(() => cluster?.close());
 async function limitedKey(limit: LimitedKey['limit'] | null): Promise<{ keyId: string; apiKey: string; accountId: string }> {
   const { account, apiKey } = await cluster.createAccount({ micros: 100_000_000 });
   const [key] = await cluster.store.listKeys(account.id);
-  if (limit) await cluster.instances[0]!.app.commands.updateKey(key!.id, { controls: { creditLimit: limit } });
+  if (limit) await cluster.instances[0]!.app.commands.keys.update(key!.id, { controls: { creditLimit: limit } });
   return { keyId: key!.id, apiKey, accountId: account.id };
 }
 

@@ -46,7 +46,7 @@ describe('revocation across instances', () => {
       await keyInEveryCache(cluster, apiKey);
       const revoking = cluster.instances[trial % cluster.instances.length]!;
       const since = performance.now();
-      await revoking.app.commands.revokeKey(key!.id);
+      await revoking.app.commands.keys.revoke(key!.id);
       const others = cluster.instances.filter((instance) => instance !== revoking);
       delays.push(...(await Promise.all(others.map((instance) => untilRevoked(instance.origin, apiKey, since)))));
     }
@@ -72,7 +72,7 @@ describe('revocation by the CLI', () => {
       const [key] = await cluster.store.listKeys(account.id);
       await keyInEveryCache(cluster, apiKey);
       const since = performance.now();
-      await new Commands(cluster.store).revokeKey(key!.id); // what `lmgate keys revoke` runs
+      await new Commands(cluster.store).keys.revoke(key!.id); // what `lmgate keys revoke` runs
       delays.push(...(await Promise.all(cluster.instances.map((instance) => untilRevoked(instance.origin, apiKey, since)))));
     }
     console.log(`revocation by the CLI: worst ${Math.max(...delays).toFixed(1)} ms`);

@@ -24,7 +24,7 @@ function signIn(origin: string, email: string, password: string): Promise<Respon
 describe('sign-in throttle across instances', () => {
   it('refuses the sixth attempt on any instance after five failures spread over both', async () => {
     const { account } = await cluster.createAccount({ micros: 0 });
-    await new Commands(cluster.store).setPassword(account.id, await hashPassword('right password 1'));
+    await new Commands(cluster.store).accounts.setPassword(account.id, await hashPassword('right password 1'));
     const [a, b] = cluster.instances.map((instance) => instance.origin) as [string, string];
 
     for (let i = 0; i < 5; i++) expect((await signIn(i % 2 === 0 ? a : b, account.email, 'wrong password')).status).toBe(401);
@@ -38,7 +38,7 @@ describe('sign-in throttle across instances', () => {
 
   it('a success forgets the failures on every instance', async () => {
     const { account } = await cluster.createAccount({ micros: 0 });
-    await new Commands(cluster.store).setPassword(account.id, await hashPassword('right password 2'));
+    await new Commands(cluster.store).accounts.setPassword(account.id, await hashPassword('right password 2'));
     const [a, b] = cluster.instances.map((instance) => instance.origin) as [string, string];
     for (let i = 0; i < 4; i++) await signIn(a, account.email, 'wrong password');
     expect((await signIn(b, account.email, 'right password 2')).status).toBe(200);

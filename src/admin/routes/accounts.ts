@@ -63,7 +63,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       const caller = callerOf(request);
       if (creditsMicros > 0) assertScope(caller, 'credits');
       assertTier(tier);
-      const created = await commands.createAccount({ email, name: name || null, tier, creditsMicros, creditsReason: 'initial credits' }, caller.actor);
+      const created = await commands.accounts.create({ email, name: name || null, tier, creditsMicros, creditsReason: 'initial credits' }, caller.actor);
       return reply.code(201).send({ account: view(created.account, created.balanceMicros) });
     },
   );
@@ -83,7 +83,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       },
       async (request) => {
         const account = await requireAccount(store, request.params.id);
-        const updated = await commands.setStatus(account.id, status, callerOf(request).actor);
+        const updated = await commands.accounts.setStatus(account.id, status, callerOf(request).actor);
         return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
       },
     );
@@ -95,7 +95,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       assertTier(request.body.tier);
-      const updated = await commands.setTier(account.id, request.body.tier, callerOf(request).actor);
+      const updated = await commands.accounts.setTier(account.id, request.body.tier, callerOf(request).actor);
       return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
     },
   );
@@ -108,7 +108,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
     },
     async (request) => {
       const account = await requireAccount(store, request.params.id);
-      const updated = await commands.setPriceMultiplier(account.id, request.body.price_multiplier_ppm, callerOf(request).actor);
+      const updated = await commands.accounts.setPriceMultiplier(account.id, request.body.price_multiplier_ppm, callerOf(request).actor);
       return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
     },
   );
@@ -122,7 +122,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       const generated = request.body.password === undefined ? randomBytes(15).toString('base64url') : null;
-      await commands.setPassword(account.id, await hashPassword(request.body.password ?? generated!), callerOf(request).actor);
+      await commands.accounts.setPassword(account.id, await hashPassword(request.body.password ?? generated!), callerOf(request).actor);
       // Whoever held the old password holds no session either.
       await store.deleteOtherSessions(account.id, '');
       return { generated_password: generated };

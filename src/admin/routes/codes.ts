@@ -37,7 +37,7 @@ export function codeRoutes(admin: TypeBoxFastify, services: AdminServices): void
       if (expiresMs !== null && Number.isNaN(expiresMs)) throw new ValidationError({ expires_at: [NOT_A_TIME] });
       if (expiresMs !== null && expiresMs <= Date.now()) throw new ValidationError({ expires_at: ['Must be in the future.'] });
       const expiresAt = expiresMs === null ? null : new Date(expiresMs).toISOString();
-      const created = await commands.createCodes({ amountMicros, count, expiresAt }, callerOf(request).actor);
+      const created = await commands.codes.create({ amountMicros, count, expiresAt }, callerOf(request).actor);
       return reply.code(201).send({ codes: created.map(({ code, record }) => ({ code, ...codeView(record) })) });
     },
   );
@@ -45,6 +45,6 @@ export function codeRoutes(admin: TypeBoxFastify, services: AdminServices): void
   admin.post(
     '/codes/:id/disable',
     { config: { adminScope: 'credits' }, schema: { tags, summary: 'Disable a code that was not redeemed', params: IdParams, response: { 200: OneCode } } },
-    async (request) => ({ code: codeView(await commands.disableCode(request.params.id, callerOf(request).actor)) }),
+    async (request) => ({ code: codeView(await commands.codes.disable(request.params.id, callerOf(request).actor)) }),
   );
 }

@@ -33,7 +33,7 @@ export function creditRoutes(admin: TypeBoxFastify, services: AdminServices): vo
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       const { amount_micros: amountMicros, reason } = request.body;
-      const { entry, balanceMicros } = await commands.grantCredits({ accountId: account.id, amountMicros, reason }, callerOf(request).actor);
+      const { entry, balanceMicros } = await commands.credits.grant({ accountId: account.id, amountMicros, reason }, callerOf(request).actor);
       return { entry: ledgerEntryView(entry), balance_micros: balanceMicros };
     },
   );
@@ -44,7 +44,7 @@ export function creditRoutes(admin: TypeBoxFastify, services: AdminServices): vo
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       const { amount_micros: amountMicros, reason } = request.body;
-      const { entry, balanceMicros } = await commands.adjustCredits({ accountId: account.id, amountMicros, reason }, callerOf(request).actor);
+      const { entry, balanceMicros } = await commands.credits.adjust({ accountId: account.id, amountMicros, reason }, callerOf(request).actor);
       return { entry: ledgerEntryView(entry), balance_micros: balanceMicros };
     },
   );

@@ -26,7 +26,7 @@ export function keyRoutes(admin: TypeBoxFastify, services: AdminServices): void 
     { config: { adminScope: 'keys' }, schema: { tags, summary: 'Create a key for an account', params: AccountParams, body: CreateBody, response: { 201: CreatedKey } } },
     async (request, reply) => {
       const account = await requireAccount(store, request.params.id);
-      const { record, secret } = await commands.createKey(account.id, request.body.name, undefined, callerOf(request).actor);
+      const { record, secret } = await commands.keys.create(account.id, request.body.name, undefined, callerOf(request).actor);
       return reply.code(201).send({ key: adminKeyView(record), secret });
     },
   );
@@ -34,6 +34,6 @@ export function keyRoutes(admin: TypeBoxFastify, services: AdminServices): void 
   admin.post(
     '/keys/:id/revoke',
     { config: { adminScope: 'keys' }, schema: { tags, summary: 'Revoke a key (idempotent)', params: IdParams, response: { 200: OneKey } } },
-    async (request) => ({ key: adminKeyView(await commands.revokeKey(request.params.id, undefined, callerOf(request).actor)) }),
+    async (request) => ({ key: adminKeyView(await commands.keys.revoke(request.params.id, undefined, callerOf(request).actor)) }),
   );
 }

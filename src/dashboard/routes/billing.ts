@@ -69,7 +69,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     if (tier.config.subscription) {
       throw new Refusal('plan_needs_operator');
     }
-    const updated = await commands.setTier(account.id, tier.name);
+    const updated = await commands.accounts.setTier(account.id, tier.name);
     return { account: accountView(updated) };
   });
 
@@ -113,7 +113,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     await redeemPerAccount.assertAllowed(account.id);
     let result;
     try {
-      result = await commands.redeemCode(account.id, code);
+      result = await commands.credits.redeemCode(account.id, code);
     } catch (err) {
       if (err instanceof Refusal) await redeemPerAccount.recordFailure(account.id);
       throw err;

@@ -41,18 +41,18 @@ export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices
 
   dashboard.post('/keys', { schema: { body: CreateBody, response: { 201: CreatedKey } } }, async (request, reply) => {
     const { name, ...controls } = request.body;
-    const { record, secret } = await commands.createKey(signedIn(request).account.id, name, { ...NO_CONTROLS, ...parseControls(controls) });
+    const { record, secret } = await commands.keys.create(signedIn(request).account.id, name, { ...NO_CONTROLS, ...parseControls(controls) });
     return reply.code(201).send({ key: await view(record), secret });
   });
 
   dashboard.patch('/keys/:id', { schema: { params: KeyParams, body: UpdateBody, response: { 200: OneKey } } }, async (request) => {
     const { name, ...controls } = request.body;
-    const key = await commands.updateKey(request.params.id, { name, controls: parseControls(controls) }, signedIn(request).account.id);
+    const key = await commands.keys.update(request.params.id, { name, controls: parseControls(controls) }, signedIn(request).account.id);
     return { key: await view(key) };
   });
 
   dashboard.delete('/keys/:id', { schema: { params: KeyParams, response: { 200: OneKey } } }, async (request) => {
-    const key = await commands.revokeKey(request.params.id, signedIn(request).account.id);
+    const key = await commands.keys.revoke(request.params.id, signedIn(request).account.id);
     return { key: await view(key) };
   });
 }

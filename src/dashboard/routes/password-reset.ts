@@ -23,7 +23,7 @@ export function passwordResetRoutes(dashboard: TypeBoxFastify, services: Dashboa
 
   dashboard.post('/password-reset', { config: { public: true }, schema: { body: ResetBody } }, async (request, reply) => {
     await signInPerAddress.assertAllowed(request.ip);
-    const accountId = await commands.resetPassword(request.body.token, await hashPassword(request.body.newPassword));
+    const accountId = await commands.accounts.resetPassword(request.body.token, await hashPassword(request.body.newPassword));
     if (accountId === undefined) {
       await signInPerAddress.recordFailure(request.ip);
       throw new Refusal('reset_link_invalid');
@@ -50,7 +50,7 @@ export function passwordResetRoutes(dashboard: TypeBoxFastify, services: Dashboa
   async function mailResetLink(to: Mailer, email: string): Promise<void> {
     const account = await store.findAccount(email);
     if (account === undefined) return;
-    const { token } = await commands.issuePasswordReset(account.id);
+    const { token } = await commands.accounts.issuePasswordReset(account.id);
     await to.send({
       to: account.email,
       subject: 'Reset your lmgate password',

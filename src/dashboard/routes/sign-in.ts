@@ -68,19 +68,19 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
       // nobody which addresses do: its owner is told by mail instead.
       const origin = configuredOrigin(config);
       if (taken) await mailTakenAddress(services.mailer, origin, input.email);
-      else await mailConfirmation(services.mailer, origin, input.email, await commands.requestSignUp(signUp));
+      else await mailConfirmation(services.mailer, origin, input.email, await commands.accounts.requestSignUp(signUp));
       return reply.code(202).send({ emailToConfirm: input.email });
     }
     // Signed in at once: a taken address must be refused, and so is told apart (README).
     if (taken) throw new EmailTakenError(input.email);
-    const account = await commands.signUp({ ...signUp, tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
+    const account = await commands.accounts.signUp({ ...signUp, tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
     return reply.code(201).send(await startSession(request, reply, account));
   });
 
   // The link mailed at sign-up: the account is created now, and signed in.
   dashboard.post('/confirm-email', { config: { public: true }, schema: { body: ConfirmBody, response: { 200: SessionView } } }, async (request, reply) => {
     await signInPerAddress.assertAllowed(request.ip);
-    const account = await commands.confirmSignUp(request.body.token, { tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
+    const account = await commands.accounts.confirmSignUp(request.body.token, { tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
     if (account === undefined) {
       await signInPerAddress.recordFailure(request.ip);
       throw new Refusal('reset_link_invalid');
@@ -128,7 +128,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
       await signInPerAccount.recordFailure(account.email);
       throw new Refusal('wrong_current_password');
     }
-    await commands.setPassword(account.id, await hashPassword(input.newPassword));
+    await commands.accounts.setPassword(account.id, await hashPassword(input.newPassword));
     await sessions.endOthers(session);
     return reply.code(204).send();
   });

@@ -38,7 +38,7 @@ export async function leakReportRoute(app: TypeBoxFastify, services: AppServices
       const reported = reportedKeys(request.body);
       for (const { token, url } of reported) {
         if (!isWellFormedApiKey(token)) continue;
-        const key = await services.commands.revokeLeakedKey(hashApiKey(token), url);
+        const key = await services.commands.keys.revokeLeaked(hashApiKey(token), url);
         if (key) {
           request.log.warn({ key_id: key.id, account_id: key.accountId, leak_url: url }, 'key reported leaked and revoked');
           // After the answer, which must not wait on (or tell of) the mail.
