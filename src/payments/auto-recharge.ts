@@ -4,6 +4,7 @@
 // which of many instances charges; the credits arrive by webhook like any payment.
 import type Stripe from 'stripe';
 import type { Admission } from '../billing/admission.js';
+import type { PaymentCommands } from '../commands/payments.js';
 import type { AutoRecharge, Store } from '../store/store.js';
 import type { CurrencyRates } from './currency.js';
 
@@ -23,6 +24,7 @@ export class AutoRechargeWatch {
   constructor(
     private readonly stripe: Stripe,
     private readonly store: Store,
+    private readonly commands: PaymentCommands,
     private readonly admission: Admission,
     private readonly rates: CurrencyRates,
     private readonly onError: (err: unknown, accountId: string) => void,
@@ -67,19 +69,19 @@ export class AutoRechargeWatch {
     const { balanceMicros, reservedMicros } = await this.admission.snapshot(accountId);
     if (balanceMicros - reservedMicros >= settings.thresholdMicros) {
       if (!settings.armed) {
-        await this.store.rearmAutoRecharge(accountId);
+        await this.commands.rearmAutoRecharge(accountId);
         this.forget(accountId);
       }
       return;
     }
     if (!settings.armed) return;
     this.forget(accountId);
-    const sequence = await this.store.claimAutoRecharge(accountId);
+    const sequence = await this.commands.claimAutoRecharge(accountId);
     if (sequence === undefined) return;
     try {
       await this.charge(accountId, settings.amountMinor, sequence);
     } catch (err) {
-      await this.store.disableAutoRecharge(accountId, `The automatic top-up failed (${err instanceof Error ? err.message : String(err)}); auto-recharge is off until you turn it on again.`);
+      await this.commands.disableAutoRecharge(accountId, `The automatic top-up failed (${err instanceof Error ? err.message : String(err)}); auto-recharge is off until you turn it on again.`);
       throw err;
     }
   }

@@ -2,10 +2,11 @@
 // subscribe to a paid tier, and the Billing Portal. Nothing here credits anything: credits
 // come only from the webhook, once Stripe says the money arrived.
 import type Stripe from 'stripe';
-import { formatCredits } from '../money.js';
 import type { StripeConfig } from '../config/schema.js';
 import { PaymentProviderError, Refusal, ValidationError } from '../errors.js';
+import { formatCredits } from '../money.js';
 import type { Account, Store, StripeCustomer } from '../store/store.js';
+import type { PaymentCommands } from '../commands/payments.js';
 import type { CurrencyRates } from './currency.js';
 
 /** Where Stripe sends the customer back to. */
@@ -18,6 +19,7 @@ export class StripeCheckout {
   constructor(
     private readonly stripe: Stripe,
     private readonly store: Store,
+    private readonly commands: PaymentCommands,
     private readonly config: StripeConfig,
     private readonly rates: CurrencyRates,
   ) {}
@@ -49,7 +51,7 @@ export class StripeCheckout {
         cancel_url: urls.cancelUrl,
       }),
     );
-    await this.store.createPayment({ accountId: account.id, kind: 'top_up', status: 'pending', currency: this.rates.currency, amountMinor, creditsMicros, checkoutSessionId: session.id });
+    await this.commands.recordPending({ accountId: account.id, kind: 'top_up', status: 'pending', currency: this.rates.currency, amountMinor, creditsMicros, checkoutSessionId: session.id });
     return urlOf(session.url);
   }
 
@@ -93,7 +95,7 @@ export class StripeCheckout {
     const customer = await call(() =>
       this.stripe.customers.create({ email: account.email, metadata: { account_id: account.id } }, { idempotencyKey: `lmgate-customer-${account.id}` }),
     );
-    return this.store.saveStripeCustomer(account.id, customer.id);
+    return this.commands.saveCustomer(account.id, customer.id);
   }
 }
 

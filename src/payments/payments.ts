@@ -45,9 +45,9 @@ export function openPayments(config: Config, deps: PaymentDeps): Payments | unde
   const events = new StripeEvents(config, deps.commands);
   return {
     rates,
-    checkout: new StripeCheckout(stripe, deps.store, stripeConfig, rates),
+    checkout: new StripeCheckout(stripe, deps.store, deps.commands.payments, stripeConfig, rates),
     events,
-    autoRecharge: new AutoRechargeWatch(stripe, deps.store, deps.admission, rates, deps.onError),
+    autoRecharge: new AutoRechargeWatch(stripe, deps.store, deps.commands.payments, deps.admission, rates, deps.onError),
     receiveWebhook: (rawBody, signature) => events.receive(verifyStripeEvent(stripe, rawBody, signature, webhookSecret!)),
   };
 }

@@ -52,7 +52,7 @@ const AutoRechargeView = Type.Object({
 });
 
 export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
-  const { store } = services;
+  const { store, commands } = services;
   const enabled = (): Payments => {
     if (!services.payments) throw new Refusal('payments_disabled');
     return services.payments;
@@ -108,7 +108,7 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     if (url === null) {
       url = await payments.checkout.receiptOf(payment.paymentIntentId);
       if (url === null) throw new Refusal('receipt_not_found');
-      await store.updatePayment(payment.id, { receiptUrl: url });
+      await commands.payments.saveReceipt(payment.id, url);
     }
     return reply.redirect(url);
   });
@@ -127,7 +127,7 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
     const { minMinor, maxMinor } = enabled().checkout.topUpBounds;
     const { amountMinor } = request.body;
     if (amountMinor < minMinor || amountMinor > maxMinor) throw new ValidationError({ amountMinor: [`must be from ${minMinor} to ${maxMinor}`] });
-    const settings = await store.setAutoRecharge(account.id, request.body);
+    const settings = await commands.payments.setAutoRecharge(account.id, request.body);
     enabled().autoRecharge.forget(account.id);
     return { enabled: settings.enabled, thresholdMicros: settings.thresholdMicros, amountMinor: settings.amountMinor, notice: settings.notice };
   });
