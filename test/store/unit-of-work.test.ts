@@ -37,6 +37,10 @@ describe.each(STORE_BACKENDS)('a unit of work on $name', (backend) => {
     // The feed has every change row, as before.
     const feed = await store.changesAfter(0);
     expect(feed.filter((change) => change.subjectId === account.id)).toHaveLength(2);
+    // The next unit of work has only its own; a write outside any has none to give.
+    await store.appendLedgerEntry({ accountId: other.id, kind: 'grant', amountMicros: 1, reason: 'outside' });
+    const next = await store.unitOfWork((tx) => tx.setAccountStatus(account.id, 'suspended'));
+    expect(next.changes).toEqual([{ kind: 'account', subjectId: account.id }]);
   });
 
   it('gives back nothing for reads, and nothing of a unit of work that threw (rolled back)', async () => {
