@@ -76,9 +76,9 @@ export class SharedAdmission implements Admission {
     await this.writer.start();
   }
 
-  /** Settlements kept through an outage tried again, then what waits in the stream written. */
+  /** Settlements kept through an outage tried again (after any try running now), then what waits in the stream written. */
   async flush(): Promise<void> {
-    if (this.state.unsettledCount > 0) await this.state.retryUnsettled();
+    await this.state.retryUnsettled();
     await this.writer.flush();
   }
 

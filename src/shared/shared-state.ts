@@ -85,6 +85,8 @@ export class SharedState {
   /** The keys (and lease) of admissions whose reply timed out: released once Redis answers. */
   private abandoned: { keys: string[]; leaseId: string }[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
+  /** The try of kept settlements running now, if any. */
+  private retrying: Promise<void> | undefined;
   /** Settled lately: their stream entries may be lost before they are stored, should Redis come back empty. */
   private readonly recent = new RecentSettlements<Unsettled>(KEEP_SETTLED_MS, MAX_UNSETTLED);
   /** Admissions and settlements, each batched per turn of the event loop. */
@@ -254,7 +256,17 @@ export class SharedState {
    * Gives back what abandoned admissions may have taken, then tries again the settlements
    * that met an outage; those that fail again wait for the next try.
    */
-  async retryUnsettled(): Promise<void> {
+  retryUnsettled(): Promise<void> {
+    // One try at a time: a caller during one waits for it (and then tries what is left).
+    const next = (this.retrying ?? Promise.resolve()).then(() => this.retryKept());
+    const current = next.finally(() => {
+      if (this.retrying === current) this.retrying = undefined;
+    });
+    this.retrying = current;
+    return current;
+  }
+
+  private async retryKept(): Promise<void> {
     const abandoned = this.abandoned;
     this.abandoned = [];
     for (const [at, each] of abandoned.entries()) {
