@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
 /** What was settled in the last `keepMs` (at most `max` of them), oldest first. */
 export class RecentSettlements<T> {
   private entries: { at: number; item: T }[] = [];
+  /** Entries before this index are dropped; the array is compacted once they are half of it. */
+  private head = 0;
 
   constructor(
     private readonly keepMs: number,
@@ -18,14 +20,17 @@ export class RecentSettlements<T> {
   add(item: T): void {
     const now = Date.now();
     this.entries.push({ at: now, item });
-    let old = 0;
-    while (old < this.entries.length && (this.entries[old]!.at < now - this.keepMs || this.entries.length - old > this.max)) old++;
-    if (old > 0) this.entries.splice(0, old);
+    while (this.head < this.entries.length && (this.entries[this.head]!.at < now - this.keepMs || this.entries.length - this.head > this.max)) this.head++;
+    if (this.head > this.entries.length / 2) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
   }
 
   takeAll(): T[] {
-    const items = this.entries.map((entry) => entry.item);
+    const items = this.entries.slice(this.head).map((entry) => entry.item);
     this.entries = [];
+    this.head = 0;
     return items;
   }
 }
