@@ -97,7 +97,15 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       return new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: 20_000 });
     },
     syncChanges: () => app.changeFeed.poll(),
-    flushUsage: () => app.admission.flush(),
+    async flushUsage() {
+      await app.admission.flush();
+      // Shared mode: a settlement whose Redis call timed out (a starved test process) is kept
+      // and tried again; wait until it has landed, as the server would.
+      for (let tries = 0; tries < 50 && (shared?.admission.health().unsettled ?? 0) > 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await app.admission.flush();
+      }
+    },
     async close() {
       await app.close();
       await store.close();
