@@ -2,37 +2,30 @@
 // response, stream events and error bodies that lmgate reads or writes. Field names are
 // Anthropic's, as its SDK's types declare them; test/anthropic/ checks these shapes
 // against those types.
+//
+// The request's types are read off its schema (request-schema.ts), which validate-request.ts
+// checks a client's request against.
+import type { Static } from '@sinclair/typebox';
+import type {
+  AnthropicRequestSchema,
+  ImageBlock,
+  MessageParam,
+  TextBlock,
+  Tool,
+  ToolChoice,
+  ToolResultBlock,
+  ToolUseBlock,
+  UserBlock,
+  WrittenMessageParam,
+} from './request-schema.js';
 
+export { ANTHROPIC_IMAGE_TYPES } from './request-schema.js';
 
-export interface AnthropicTextBlock {
-  type: 'text';
-  text: string;
-}
-
-export const ANTHROPIC_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
-
-export type AnthropicImageSource =
-  | { type: 'base64'; media_type: (typeof ANTHROPIC_IMAGE_TYPES)[number]; data: string }
-  | { type: 'url'; url: string };
-
-export interface AnthropicImageBlock {
-  type: 'image';
-  source: AnthropicImageSource;
-}
-
-export interface AnthropicToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-}
-
-export interface AnthropicToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content?: string | (AnthropicTextBlock | AnthropicImageBlock)[];
-  is_error?: boolean;
-}
+export type AnthropicTextBlock = Static<typeof TextBlock>;
+export type AnthropicImageBlock = Static<typeof ImageBlock>;
+export type AnthropicImageSource = AnthropicImageBlock['source'];
+export type AnthropicToolUseBlock = Static<typeof ToolUseBlock>;
+export type AnthropicToolResultBlock = Static<typeof ToolResultBlock>;
 
 /** A model's reasoning, when extended thinking is on: never shown to chat clients. */
 export interface AnthropicThinkingBlock {
@@ -41,41 +34,17 @@ export interface AnthropicThinkingBlock {
   signature: string;
 }
 
-export type AnthropicContentBlockParam = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+/** A block of a user's turn. */
+export type AnthropicUserBlockParam = Static<typeof UserBlock>;
+export type AnthropicMessageParam = MessageParam;
+export type WrittenAnthropicMessageParam = WrittenMessageParam;
+export type AnthropicTool = Static<typeof Tool>;
+export type AnthropicToolChoice = Static<typeof ToolChoice>;
 
-export interface AnthropicMessageParam {
-  role: 'user' | 'assistant';
-  content: string | AnthropicContentBlockParam[];
-}
-
-export interface AnthropicTool {
-  name: string;
-  description?: string;
-  /** A JSON Schema of an object. */
-  input_schema: { type: 'object'; [keyword: string]: unknown };
-}
-
-export type AnthropicToolChoice =
-  | { type: 'auto'; disable_parallel_tool_use?: boolean }
-  | { type: 'any'; disable_parallel_tool_use?: boolean }
-  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
-  | { type: 'none' };
-
-export interface AnthropicRequest {
-  model: string;
-  /** Required by Anthropic: it has no default output ceiling. */
-  max_tokens: number;
-  messages: AnthropicMessageParam[];
-  system?: string | AnthropicTextBlock[];
-  stop_sequences?: string[];
-  temperature?: number;
-  top_p?: number;
-  top_k?: number;
-  stream?: boolean;
-  tools?: AnthropicTool[];
-  tool_choice?: AnthropicToolChoice;
-  metadata?: { user_id?: string };
-}
+/** A request as a client sends it, once validate-request.ts has checked it. */
+export type AnthropicRequest = Static<typeof AnthropicRequestSchema>;
+/** A request as lmgate writes one from a chat request: its turns never hold thinking. */
+export type WrittenAnthropicRequest = Omit<AnthropicRequest, 'messages'> & { messages: WrittenMessageParam[] };
 
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 

@@ -15,7 +15,6 @@ import { stopSequences } from '../chat/chat-request.js';
 import { ValidationError } from '../errors.js';
 import { ANTHROPIC_IMAGE_TYPES } from './messages-wire.js';
 import type {
-  AnthropicContentBlockParam,
   AnthropicImageBlock,
   AnthropicMessageParam,
   AnthropicRequest,
@@ -23,6 +22,9 @@ import type {
   AnthropicToolChoice,
   AnthropicToolResultBlock,
   AnthropicToolUseBlock,
+  AnthropicUserBlockParam,
+  WrittenAnthropicMessageParam,
+  WrittenAnthropicRequest,
 } from './messages-wire.js';
 
 export interface AnthropicRequestOptions {
@@ -37,11 +39,11 @@ const ANTHROPIC_MAX_TEMPERATURE = 1;
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
 /** A chat request as Anthropic's Messages request. Throws ValidationError for what it cannot express. */
-export function chatToAnthropicRequest(chat: ChatRequest, options: AnthropicRequestOptions): AnthropicRequest {
+export function chatToAnthropicRequest(chat: ChatRequest, options: AnthropicRequestOptions): WrittenAnthropicRequest {
   if (chat.functions !== undefined) throw new ValidationError({ functions: [UNSUPPORTED_LEGACY] });
   if (chat.n != null && chat.n > 1) throw new ValidationError({ n: ['must be 1 for this model'] });
   const system: AnthropicTextBlock[] = [];
-  const messages: AnthropicMessageParam[] = [];
+  const messages: WrittenAnthropicMessageParam[] = [];
   chat.messages.forEach((message, i) => {
     if (message.role === 'system' || message.role === 'developer') {
       system.push({ type: 'text', text: textOf(message.content, i) });
@@ -60,7 +62,7 @@ export function chatToAnthropicRequest(chat: ChatRequest, options: AnthropicRequ
     }
   });
 
-  const request: AnthropicRequest = { model: options.model, max_tokens: options.maxTokens, messages };
+  const request: WrittenAnthropicRequest = { model: options.model, max_tokens: options.maxTokens, messages };
   if (system.length === 1 && typeof chat.messages.find(isSystem)?.content === 'string') request.system = system[0]!.text;
   else if (system.length > 0) request.system = system;
   const stop = stopSequences(chat);
@@ -102,9 +104,9 @@ function toolResultContent(content: ChatMessage['content'], i: number): Anthropi
   return [{ type: 'text', text: textOf(content, i) }];
 }
 
-function userContent(message: Extract<ChatMessage, { role: 'user' }>, i: number): AnthropicMessageParam['content'] {
+function userContent(message: Extract<ChatMessage, { role: 'user' }>, i: number): string | AnthropicUserBlockParam[] {
   if (typeof message.content === 'string') return message.content;
-  return message.content.map((part, j): AnthropicContentBlockParam => {
+  return message.content.map((part, j): AnthropicUserBlockParam => {
     if (part.type === 'text') return { type: 'text', text: part.text };
     if (part.type === 'image_url') return imageBlock(part.image_url.url, `messages.${i}.content.${j}.image_url.url`);
     throw new ValidationError({ [`messages.${i}.content.${j}.type`]: [`${part.type} parts are not supported by this model`] });
@@ -121,12 +123,12 @@ function imageBlock(url: string, field: string): AnthropicImageBlock {
   return { type: 'image', source: { type: 'url', url } };
 }
 
-function assistantContent(message: Extract<ChatMessage, { role: 'assistant' }>, i: number): AnthropicMessageParam['content'] {
+function assistantContent(message: Extract<ChatMessage, { role: 'assistant' }>, i: number): string | (AnthropicTextBlock | AnthropicToolUseBlock)[] {
   if (message.function_call != null) throw new ValidationError({ [`messages.${i}.function_call`]: [UNSUPPORTED_LEGACY] });
   const content = message.content;
   const toolCalls = message.tool_calls ?? [];
   if (toolCalls.length === 0 && (content === null || typeof content === 'string')) return content ?? '';
-  const blocks: AnthropicContentBlockParam[] = [];
+  const blocks: (AnthropicTextBlock | AnthropicToolUseBlock)[] = [];
   if (typeof content === 'string') {
     if (content.length > 0) blocks.push({ type: 'text', text: content });
   } else if (content !== null) {
@@ -198,7 +200,7 @@ export function anthropicToChatRequest(request: AnthropicRequest): ChatRequest {
   return chat;
 }
 
-function chatAssistantMessage(content: AnthropicMessageParam['content']): ChatMessage {
+function chatAssistantMessage(content: Extract<AnthropicMessageParam, { role: 'assistant' }>['content']): ChatMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
   let text = '';
   const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
@@ -211,7 +213,7 @@ function chatAssistantMessage(content: AnthropicMessageParam['content']): ChatMe
 }
 
 /** A user turn: one tool message per tool result, then the rest as one user message. */
-function chatUserMessages(content: AnthropicMessageParam['content']): ChatMessage[] {
+function chatUserMessages(content: Extract<AnthropicMessageParam, { role: 'user' }>['content']): ChatMessage[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   const messages: ChatMessage[] = [];
   const parts: ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[] = [];
@@ -227,8 +229,7 @@ function chatUserMessages(content: AnthropicMessageParam['content']): ChatMessag
 function toolMessageContent(content: AnthropicToolResultBlock['content']): string | { type: 'text'; text: string }[] {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
-  const texts = content.flatMap((block) => (block.type === 'text' ? [{ type: 'text' as const, text: block.text }] : []));
-  return texts.length === 0 ? '' : texts;
+  return content.length === 0 ? '' : content.map((block) => ({ type: 'text' as const, text: block.text }));
 }
 
 function imageUrl(block: AnthropicImageBlock): string {

@@ -111,7 +111,7 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
       assertTierAllowsModel(request.principal!.tier, model.id);
       assertKeyAllowsModel(request.principal!.key, model.id);
       const { promptTokens } = await planTokens(chat, model);
-      const counted = await model.countTokens?.(messages as unknown as Record<string, unknown>);
+      const counted = await model.countTokens?.(messages);
       return { input_tokens: counted ?? promptTokens };
     });
   });
@@ -120,7 +120,7 @@ export function messagesRoute(api: FastifyInstance, services: AppServices): void
 /** The chat backend's call for a Messages request, the client's own request beside it for an Anthropic upstream. */
 function messagesCall(call: MeteredCall<MessagesRequest>, includeUsage: boolean): BackendCall {
   const chat = withinOutputLimit(call.request.chat, call.model);
-  return chatBackendCall(call, chat, { includeUsage, anthropicRequest: call.request.messages as unknown as Record<string, unknown> });
+  return chatBackendCall(call, chat, { includeUsage, anthropicRequest: call.request.messages });
 }
 
 /**
