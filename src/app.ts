@@ -11,6 +11,7 @@ import { ProcessCaches } from './cluster/local-caches.js';
 import { Commands } from './commands/commands.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { memoryFailureThrottle } from './web-session/sign-in-throttle.js';
+import { Sessions } from './web-session/sessions.js';
 import type { Config } from './config/schema.js';
 import { clientErrorHandler, frameworkErrors, checkRequestHead, refuseConnect, refuseExpectation, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
@@ -20,7 +21,8 @@ import { generateRequestId } from './http/request-id.js';
 import type { TypeBoxTypeProvider } from './http/typebox.js';
 import { apiRoutes } from './http/routes/api.js';
 import { webAppRoutes } from './http/routes/web-app.js';
-import { MemoryAdmission, type Admission } from './billing/admission.js';
+import type { AdmissionService } from './billing/admission.js';
+import { MemoryAdmission } from './billing/memory-admission.js';
 import { Balances } from './billing/balances.js';
 import { MemoryKeySpend } from './billing/key-spend.js';
 import { MemoryCreditBook } from './billing/reservations.js';
@@ -63,7 +65,7 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     /** Limits, credits and settled usage; tests flush it to read the store. */
-    admission: Admission;
+    admission: AdmissionService;
     /** The answers being generated; closing the app drains them. */
     inFlight: InFlight;
     /** Stripe payments, when configured. */
@@ -112,9 +114,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const eventLoopDelay = new EventLoopDelay();
   metrics.watchEventLoop(eventLoopDelay);
   const admission = deps.shared?.admission ?? memoryAdmission(store, (err) => app.log.error({ err }, 'usage flush failed'));
-  metrics.watchUsageQueue(() => admission.pendingUsage);
+  metrics.watchUsageQueue(() => admission.health().pendingUsage);
   metrics.watchUsageThread(() => store.usageThreadCpuSeconds());
-  metrics.watchMode(deps.shared && (() => deps.shared!.admission.health()));
+  metrics.watchMode(deps.shared && (() => deps.shared!.admission.health().shared!));
   admission.observeUsageWrites({
     batchWritten: (records, seconds) => metrics.batchWritten(records, seconds),
     chargeCapped: (charge) => {
@@ -126,18 +128,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
   const commands = new Commands(store, caches);
+  const balances = new Balances(admission);
   // Stripe's client and nodemailer are loaded only when configured.
   const payments =
     config.payments.stripe &&
     (await import('./payments/payments.js')).openPayments(config, {
       store,
       commands,
-      admission,
+      balances,
       onError: (err, accountId) => app.log.error({ err, account_id: accountId }, 'auto-recharge failed'),
     });
   const services: AppServices = {
     config,
     store,
+    sessions: new Sessions(store),
     catalog: new ModelCatalog(config, { metrics }),
     keyCache,
     authenticator: new Authenticator(store, keyCache),
@@ -145,7 +149,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refusals,
     tiers: new Tiers(config),
     admission,
-    balances: new Balances(admission),
+    pingSharedState: admission.ping && (() => admission.ping!()),
+    balances,
     commands,
     inFlight: new InFlight(),
     failureThrottle: deps.shared?.throttle ?? memoryFailureThrottle,
@@ -175,7 +180,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   metricsRoute(app, config, metrics);
   healthRoutes(typed, services);
   await app.register(dashboardRoutes(services), { prefix: '/api/dashboard' });
-  await app.register(adminRoutes(services, metrics), { prefix: '/api/admin/v1' });
+  await app.register(adminRoutes(services, metrics, store), { prefix: '/api/admin/v1' });
   if (config.server.api_host) {
     // The dedicated API hostname: same handlers, chosen by Host. Only the API lives there.
     await app.register(apiPlugin, { prefix: '/v1', host: config.server.api_host });
@@ -243,7 +248,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   return app;
 }
 
-function memoryAdmission(store: Store, onError: (err: unknown) => void): Admission {
+function memoryAdmission(store: Store, onError: (err: unknown) => void): AdmissionService {
   const credits = new MemoryCreditBook(store);
   const writer = new UsageWriter(store, credits, { onError });
   return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer, new MemoryKeySpend(store, writer));

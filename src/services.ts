@@ -14,11 +14,15 @@ import type { RefusalLog } from './http/refusal-log.js';
 import type { Mailer } from './mail/mailer.js';
 import type { ModelCatalog } from './models/catalog.js';
 import type { Payments } from './payments/payments.js';
-import type { Store } from './store/store.js';
+import type { StoreQueries } from './store/queries.js';
+import type { Sessions } from './web-session/sessions.js';
 
 export interface AppServices {
   config: Config;
-  store: Store;
+  /** Reads only: every write goes through `commands` (or `sessions`, the browsers' own state). */
+  store: StoreQueries;
+  /** Dashboard sessions, which operators use for the admin API too. */
+  sessions: Sessions;
   catalog: ModelCatalog;
   keyCache: KeyCache;
   authenticator: Authenticator;
@@ -29,6 +33,8 @@ export interface AppServices {
   tiers: Tiers;
   /** Limits and credits: in this process, or in Redis in shared mode. */
   admission: Admission;
+  /** Whether the shared state answers (shared mode only), for /readyz. */
+  pingSharedState: (() => Promise<unknown>) | undefined;
   /** Every balance shown, read one way (billing/balances.ts). */
   balances: Balances;
   /** Every write to accounts, keys and credits. */

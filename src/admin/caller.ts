@@ -10,7 +10,8 @@ import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../web-sessi
 import { hasOperatorSessionLapsed } from '../web-session/operator-session.js';
 import { SESSION_COOKIE, type Sessions } from '../web-session/sessions.js';
 import { ForbiddenError, InvalidApiKeyError, KeyRevokedError, UnauthenticatedError } from '../errors.js';
-import type { Actor, AdminScope, Store } from '../store/store.js';
+import type { AdminCallerLookup } from '../store/queries.js';
+import type { Actor, AdminScope } from '../store/store.js';
 import { ADMIN_SCOPES, isWellFormedAdminKey } from '../auth/admin-key.js';
 
 export interface AdminCaller {
@@ -21,7 +22,7 @@ export interface AdminCaller {
 /** last_used_at is for people: one write per key per minute is enough. */
 const TOUCH_AFTER_MS = 60 * 1000;
 
-export async function identifyCaller(request: FastifyRequest, store: Store, sessions: Sessions): Promise<AdminCaller> {
+export async function identifyCaller(request: FastifyRequest, store: AdminCallerLookup, sessions: Sessions): Promise<AdminCaller> {
   if (request.headers.authorization !== undefined) return callerByKey(request.headers.authorization, store);
   return callerBySession(request, store, sessions);
 }
@@ -31,7 +32,7 @@ export function assertScope(caller: AdminCaller, scope: AdminScope): void {
   if (!caller.scopes.has(scope)) throw new ForbiddenError('scope_missing');
 }
 
-async function callerByKey(authorization: string, store: Store): Promise<AdminCaller> {
+async function callerByKey(authorization: string, store: AdminCallerLookup): Promise<AdminCaller> {
   const secret = parseBearer(authorization);
   if (isWellFormedAdminKey(secret)) {
     // Read from the store on every call: a revocation holds at once on every instance.
@@ -53,7 +54,7 @@ async function callerByKey(authorization: string, store: Store): Promise<AdminCa
   throw new InvalidApiKeyError();
 }
 
-async function callerBySession(request: FastifyRequest, store: Store, sessions: Sessions): Promise<AdminCaller> {
+async function callerBySession(request: FastifyRequest, store: AdminCallerLookup, sessions: Sessions): Promise<AdminCaller> {
   const session = await sessions.find(request.cookies[SESSION_COOKIE]);
   const account = session && (await store.findAccount(session.accountId));
   if (!session || !account) throw new UnauthenticatedError('no admin key or session');

@@ -2,7 +2,6 @@
 // operator signs in there), the metrics registry (upstream health), and the caller the
 // plugin's hook identified.
 import type { FastifyRequest } from 'fastify';
-import type { Sessions } from '../web-session/sessions.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AppServices } from '../services.js';
@@ -10,7 +9,6 @@ import type { AdminScope } from '../store/store.js';
 import type { AdminCaller } from './caller.js';
 
 export interface AdminServices extends AppServices {
-  sessions: Sessions;
   metrics: Metrics;
 }
 

@@ -5,11 +5,11 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
 import { compileInputSchema } from '../validation/input-validator.js';
-import { Sessions } from '../web-session/sessions.js';
 import { missError, useErrorSurface } from '../http/error-handler.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AppServices } from '../services.js';
+import type { AdminCallerLookup } from '../store/queries.js';
 import { assertScope, identifyCaller } from './caller.js';
 import type { AdminServices } from './context.js';
 import { OPENAPI_OPTIONS } from './openapi.js';
@@ -19,9 +19,10 @@ import { creditRoutes } from './routes/credits.js';
 import { keyRoutes } from './routes/keys.js';
 import { reportRoutes } from './routes/reports.js';
 
-export function adminRoutes(services: AppServices, metrics: Metrics): FastifyPluginAsync {
+/** `callers` finds who calls: admin keys (stamped when used) and operators' sessions. */
+export function adminRoutes(services: AppServices, metrics: Metrics, callers: AdminCallerLookup): FastifyPluginAsync {
   return async (admin) => {
-    const context: AdminServices = { ...services, sessions: new Sessions(services.store), metrics };
+    const context: AdminServices = { ...services, metrics };
     await admin.register(cookie);
     await admin.register(swagger, OPENAPI_OPTIONS);
     admin.decorateRequest('adminCaller', null);
@@ -47,7 +48,7 @@ export function adminRoutes(services: AppServices, metrics: Metrics): FastifyPlu
 
     admin.addHook('onRequest', async (request) => {
       if (request.is404 || request.routeOptions.config.public) return;
-      const caller = await identifyCaller(request, context.store, context.sessions);
+      const caller = await identifyCaller(request, callers, context.sessions);
       assertScope(caller, request.routeOptions.config.adminScope ?? 'read');
       request.adminCaller = caller;
     });

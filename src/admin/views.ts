@@ -1,9 +1,11 @@
 // How the admin API shows accounts, keys, ledger entries, codes and audit entries: snake_case
 // JSON as the CLI's --json prints it, money in integer micro-credits. Each view's TypeBox
-// schema serializes the replies and describes them in the OpenAPI document.
-import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../http/typebox.js';
+// schema serializes the replies and describes them in the OpenAPI document; the JSON types
+// themselves are in api-types.ts, where the operator console reads them.
+import { Type } from '@sinclair/typebox';
+import { Nullable, type JsonOf } from '../http/typebox.js';
 import type { Account, ApiKeyRecord, AuditEntry, LedgerEntry, RedemptionCode } from '../store/store.js';
+import type * as Json from './api-types.js';
 
 export const AdminAccount = Type.Object({
   id: Type.String(),
@@ -18,7 +20,7 @@ export const AdminAccount = Type.Object({
   created_at: Type.String(),
   balance_micros: Type.Integer(),
 });
-export type AdminAccount = Static<typeof AdminAccount>;
+export type AdminAccount = JsonOf<typeof AdminAccount, Json.AdminAccount>;
 
 export const AdminKey = Type.Object({
   id: Type.String(),
@@ -30,6 +32,7 @@ export const AdminKey = Type.Object({
   last_used_at: Nullable(Type.String()),
   revoked_at: Nullable(Type.String()),
 });
+export type AdminKey = JsonOf<typeof AdminKey, Json.AdminKey>;
 
 export const AdminLedgerEntry = Type.Object({
   id: Type.Integer(),
@@ -39,6 +42,7 @@ export const AdminLedgerEntry = Type.Object({
   reference: Nullable(Type.String()),
   created_at: Type.String(),
 });
+export type AdminLedgerEntry = JsonOf<typeof AdminLedgerEntry, Json.AdminLedgerEntry>;
 
 export const AdminCode = Type.Object({
   id: Type.String(),
@@ -50,6 +54,7 @@ export const AdminCode = Type.Object({
   redeemed_at: Nullable(Type.String()),
   disabled_at: Nullable(Type.String()),
 });
+export type AdminCode = JsonOf<typeof AdminCode, Json.AdminCode>;
 
 const AuditValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.String())]);
 const AuditState = Type.Union([Type.Record(Type.String(), AuditValue), Type.Null()]);
@@ -63,6 +68,7 @@ export const AdminAuditEntry = Type.Object({
   after: AuditState,
   created_at: Type.String(),
 });
+export type AdminAuditEntry = JsonOf<typeof AdminAuditEntry, Json.AdminAuditEntry>;
 
 export function adminAccountView(account: Account, balanceMicros: number, servedTier: string): AdminAccount {
   return {
@@ -80,7 +86,7 @@ export function adminAccountView(account: Account, balanceMicros: number, served
   };
 }
 
-export function adminKeyView(key: ApiKeyRecord): Static<typeof AdminKey> {
+export function adminKeyView(key: ApiKeyRecord): AdminKey {
   return {
     id: key.id,
     account_id: key.accountId,
@@ -93,11 +99,11 @@ export function adminKeyView(key: ApiKeyRecord): Static<typeof AdminKey> {
   };
 }
 
-export function ledgerEntryView(entry: LedgerEntry): Static<typeof AdminLedgerEntry> {
+export function ledgerEntryView(entry: LedgerEntry): AdminLedgerEntry {
   return { id: entry.id, kind: entry.kind, amount_micros: entry.amountMicros, reason: entry.reason, reference: entry.reference, created_at: entry.createdAt };
 }
 
-export function codeView(code: RedemptionCode): Static<typeof AdminCode> {
+export function codeView(code: RedemptionCode): AdminCode {
   return {
     id: code.id,
     hint: code.hint,
@@ -110,6 +116,6 @@ export function codeView(code: RedemptionCode): Static<typeof AdminCode> {
   };
 }
 
-export function auditEntryView(entry: AuditEntry): Static<typeof AdminAuditEntry> {
+export function auditEntryView(entry: AuditEntry): AdminAuditEntry {
   return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, before: entry.before, after: entry.after, created_at: entry.createdAt };
 }

@@ -1,6 +1,7 @@
 // Step 1 of the request path: Authorization header → key → account, cache first.
 import { InvalidApiKeyError, KeyRevokedError } from '../errors.js';
-import type { Account, ApiKeyRecord, Store } from '../store/store.js';
+import type { AccountQueries, KeyQueries } from '../store/queries.js';
+import type { Account, ApiKeyRecord } from '../store/store.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key.js';
 import { parseBearer } from './bearer.js';
 import type { KeyCache } from './key-cache.js';
@@ -14,7 +15,7 @@ export interface Principal {
 // and everything after works on the hash, so a heap dump holds no usable key.
 export class Authenticator {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<KeyQueries, 'findKeyByHash'> & Pick<AccountQueries, 'findAccount'>,
     private readonly cache: KeyCache,
   ) {}
 

@@ -1,12 +1,12 @@
 // "Last used" stamps for keys, collected in memory and written in batches so that
 // authentication never waits on a store write.
-import type { Store } from '../store/store.js';
+import type { KeyStampSink } from '../store/queries.js';
 
 export class LastUsedTracker {
   /** key id → Unix ms; formatted only when flushed, once per key per batch. */
   private pending = new Map<string, number>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: KeyStampSink) {}
 
   touch(keyId: string): void {
     this.pending.set(keyId, Date.now());

@@ -1,15 +1,13 @@
-// The admission port and its in-memory implementation (one process: limits in GCRA
-// limiters, credits in the MemoryCreditBook, settled usage in the UsageWriter). It stays
-// synchronous while the account is loaded, so the request path awaits nothing.
+// The admission port: what a request is admitted for, what it plans to use, what it used,
+// and the two views of the admission (the routes', the process's).
 import type { RateLimitState } from '../errors.js';
-import type { AccountLimits, LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
-import { andThen, type MaybePromise } from '../maybe-promise.js';
+import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { UsageRecord } from '../store/store.js';
 import type { LimitedKey } from './key-credit.js';
-import type { KeyHold, MemoryKeySpend } from './key-spend.js';
-import type { BalanceSnapshot, MemoryCreditBook, Reservation } from './reservations.js';
+import type { BalanceSnapshot, Reservation } from './reservations.js';
 import type { Tier } from './tiers.js';
-import type { UsageWriteObserver, UsageWriter } from './usage-writer.js';
+import type { UsageWriteObserver } from './usage-writer.js';
 
 /** Whom a request is admitted for. */
 export interface Principal {
@@ -43,41 +41,53 @@ export interface Settlement {
 }
 
 /**
- * The admission port: where limits and credits are decided, in this process
- * (MemoryAdmission) or in Redis (shared/shared-admission.ts). A chat request opens a Pass
- * before its body is looked at, is admitted in one decision once its prompt is counted,
- * and is released with its usage after the model.
+ * The admission port, as the API's routes see it: where limits and credits are decided, in
+ * this process (memory-admission.ts) or in Redis (shared/shared-admission.ts). A chat
+ * request opens a Pass before its body is looked at, is admitted in one decision against
+ * its counters (counters.ts) once its prompt is counted, and is released with its usage
+ * after the model. MaybePromise: the memory implementation answers without a promise while
+ * the account is loaded, which on the request path is measurably cheaper.
  */
 export interface Admission {
   /**
-   * True when a chat request's request-per-minute is taken with its admission (one round
-   * trip), so the API's onRequest hook leaves it alone for that route.
+   * One request of the tier's requests per minute, or 429; undefined, taking nothing, for a
+   * route whose admission takes it in the same round trip (`admitsRequest`, shared mode).
    */
-  readonly requestsAtAdmission: boolean;
-  /** One request of the tier's requests per minute, or 429. */
-  takeRequest(principal: Principal): MaybePromise<RateLimitState>;
+  takeRequest(principal: Principal, admitsRequest: boolean): MaybePromise<RateLimitState | undefined>;
   /** One request of a key's own requests per minute (its controls), or 429 with reason key_rate_limit. */
   takeKeyRequest(keyId: string, rpm: number): MaybePromise<RateLimitState>;
   /** Gives back what takeRequest and takeKeyRequest took for a request then refused: a refusal costs no limit. */
   giveBackRequests(taken: TakenRequests): MaybePromise<void>;
   /** A chat request starts (in memory: its concurrency slot, or 429). */
   open(principal: Principal): Pass;
-  snapshot(accountId: string): Promise<BalanceSnapshot>;
   /** What a key spent in its credit limit's current window (the dashboard shows it against the limit). */
   keySpent(key: LimitedKey): MaybePromise<number>;
   limits(principal: Principal): MaybePromise<LimitsSnapshot>;
+}
+
+/** The admission as the process that runs it sees it: its life, its health, the balances it holds. */
+export interface AdmissionService extends Admission {
+  /** An account's live balance; read through billing/balances.ts, the one way to read a balance. */
+  snapshot(accountId: string): Promise<BalanceSnapshot>;
   /** The stored balance changed (a grant, a redemption, another instance): read it again. */
   balanceChanged(accountId: string): Promise<void>;
   start(): Promise<void>;
   /** Writes settled usage to the store now (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
-  /** Settled records not yet in the store, for /metrics. */
-  readonly pendingUsage: number;
+  /** For /metrics. */
+  health(): AdmissionHealth;
   /** Who is told of usage batches written and of charges cut at the balance. */
   observeUsageWrites(observer: UsageWriteObserver): void;
   /** Whether the shared state answers (shared mode only), for /readyz. */
   ping?(): Promise<unknown>;
+}
+
+export interface AdmissionHealth {
+  /** Settled records waiting in this process for the store. */
+  pendingUsage: number;
+  /** Shared mode: whether Redis answers, and the settlements waiting for it. */
+  shared?: { redisUp: boolean; unsettled: number };
 }
 
 /** One chat request's hold on its account's limits and credits, from open to release. */
@@ -109,158 +119,4 @@ export interface Released {
   balanceMicros: number | undefined;
   /** The charge is durable (committed to the store; in shared mode, in Redis): the answer's last byte waits for it. */
   durable: Promise<void> | undefined;
-}
-
-export class MemoryAdmission implements Admission {
-  readonly requestsAtAdmission = false;
-
-  constructor(
-    private readonly limitsOf: AccountLimits,
-    readonly credits: MemoryCreditBook,
-    private readonly writer: UsageWriter,
-    private readonly keySpend: MemoryKeySpend,
-  ) {}
-
-  takeRequest({ accountId, tier }: Principal): RateLimitState {
-    return this.limitsOf.takeRequest(accountId, tier);
-  }
-
-  takeKeyRequest(keyId: string, rpm: number): RateLimitState {
-    return this.limitsOf.takeKeyRequest(keyId, rpm);
-  }
-
-  giveBackRequests(taken: TakenRequests): void {
-    this.limitsOf.giveBackRequests(taken);
-  }
-
-  open(principal: Principal): Pass {
-    return new MemoryPass(this.limitsOf, this.credits, this.writer, this.keySpend, principal);
-  }
-
-  snapshot(accountId: string): Promise<BalanceSnapshot> {
-    return this.credits.snapshot(accountId);
-  }
-
-  keySpent(key: LimitedKey): MaybePromise<number> {
-    return this.keySpend.spent(key);
-  }
-
-  limits({ accountId, tier }: Principal): LimitsSnapshot {
-    return this.limitsOf.snapshot(accountId, tier);
-  }
-
-  balanceChanged(accountId: string): Promise<void> {
-    return this.credits.reload(accountId);
-  }
-
-  async start(): Promise<void> {
-    this.writer.start();
-  }
-
-  flush(): Promise<void> {
-    return this.writer.flush();
-  }
-
-  close(): Promise<void> {
-    return this.writer.close();
-  }
-
-  get pendingUsage(): number {
-    return this.writer.pending;
-  }
-
-  observeUsageWrites(observer: UsageWriteObserver): void {
-    this.writer.observer = observer;
-  }
-}
-
-class MemoryPass implements Pass {
-  private readonly releaseSlot: () => void;
-  private readonly accountId: string;
-  private readonly tier: Tier;
-  private readonly key: LimitedKey | undefined;
-  private tokensTaken = 0;
-  private reservation: Reservation | undefined;
-  private keyHold: KeyHold | undefined;
-
-  constructor(
-    private readonly limits: AccountLimits,
-    private readonly credits: MemoryCreditBook,
-    private readonly writer: UsageWriter,
-    private readonly keySpend: MemoryKeySpend,
-    { accountId, tier, key }: Principal,
-  ) {
-    this.accountId = accountId;
-    this.tier = tier;
-    this.key = key;
-    // First, before the body is even validated: the slot bounds the work one account can
-    // have running, counting long prompts included.
-    this.releaseSlot = limits.acquireSlot(accountId, tier);
-  }
-
-  get reservedMicros(): number {
-    return this.reservation?.amountMicros ?? 0;
-  }
-
-  requireCredit(): MaybePromise<void> {
-    const { key } = this;
-    const account = this.credits.requireCredit(this.accountId);
-    return key === undefined ? account : andThen(account, () => this.keySpend.requireCredit(key));
-  }
-
-  admit({ promptTokens, worstCaseMicros }: RequestPlan): MaybePromise<Decision> {
-    this.limits.takeTokens(this.accountId, this.tier, promptTokens);
-    this.tokensTaken = promptTokens;
-    const { key } = this;
-    return andThen(this.credits.reserve(this.accountId, worstCaseMicros), (reservation) => {
-      if (key === undefined) return this.admitted(reservation);
-      return andThen(this.holdForKey(key, worstCaseMicros, reservation), (hold) => {
-        this.keyHold = hold;
-        return this.admitted(reservation);
-      });
-    });
-  }
-
-  /**
-   * The key's hold on its credit limit, after the account's reservation (so the account's 402
-   * comes first, as in shared mode), or 402 key_credit_limit having given that reservation
-   * back uncharged.
-   */
-  private holdForKey(key: LimitedKey, amountMicros: number, reservation: Reservation): MaybePromise<KeyHold> {
-    const unreserve = (err: unknown): never => {
-      this.credits.settle(reservation, 0);
-      throw err;
-    };
-    try {
-      const hold = this.keySpend.hold(key, amountMicros);
-      return hold instanceof Promise ? hold.catch(unreserve) : hold;
-    } catch (err) {
-      return unreserve(err);
-    }
-  }
-
-  private admitted(reservation: Reservation): Decision {
-    this.reservation = reservation;
-    return { reservation };
-  }
-
-  refuse(): void {
-    this.limits.refundTokens(this.accountId, this.tier, this.tokensTaken);
-    this.tokensTaken = 0;
-    this.releaseSlot();
-  }
-
-  /** The balance after the charge: exact, as this process holds every charge of the account. */
-  release({ completionTokens, record }: Settlement): Released {
-    let balanceMicros: number | undefined;
-    if (this.reservation) {
-      const settled = this.credits.settle(this.reservation, record.costMicros);
-      record.shortfallMicros = record.costMicros - settled.chargedMicros;
-      balanceMicros = settled.balanceMicros;
-    }
-    if (this.keyHold) this.keySpend.settle(this.keyHold, record);
-    this.limits.chargeTokens(this.accountId, this.tier, completionTokens);
-    this.releaseSlot();
-    return { balanceMicros, durable: this.writer.enqueue(record) };
-  }
 }

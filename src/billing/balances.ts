@@ -3,7 +3,7 @@
 // or not the store has it yet, with what running requests hold. In shared mode one read of
 // one Redis hash, so stored, pending and reserved are never taken from different moments.
 // The CLI, with no running admission, reads the store's.
-import type { Admission } from './admission.js';
+import type { AdmissionService } from './admission.js';
 
 export interface AccountBalance {
   balanceMicros: number;
@@ -14,7 +14,7 @@ export interface AccountBalance {
 }
 
 export class Balances {
-  constructor(private readonly admission: Pick<Admission, 'snapshot'>) {}
+  constructor(private readonly admission: Pick<AdmissionService, 'snapshot'>) {}
 
   async of(accountId: string): Promise<AccountBalance> {
     const { balanceMicros, reservedMicros } = await this.admission.snapshot(accountId);

@@ -1,9 +1,9 @@
-// A key's credit limit (KeyControls.creditLimit), the rule both admissions apply: what the
-// key spent in its window (its settled charges), plus what its running requests hold, plus
-// the new request's worst case, stays within the limit, or 402 key_credit_limit. A window is
+// A key's credit limit (KeyControls.creditLimit), a credit counter of both admissions: what
+// the key spent in its window (its settled charges), plus what its running requests hold,
+// plus the new request's worst case, stays within the limit (credit-rule.ts assertFits), or
+// 402 key_credit_limit. A window is
 // named by text: `total`, or the UTC month `YYYY-MM` a charge's usage record is dated in, so
 // the store's sum of a window and the live count agree on which charges belong to it.
-import { InsufficientCreditsError } from '../errors.js';
 import type { CreditPeriod, KeyCreditLimit } from '../store/store.js';
 
 /** The key a request is made with, when it has a credit limit. */
@@ -28,16 +28,4 @@ export function creditWindowStart(window: string): string | null {
  */
 export function isLaterWindow(window: string, current: string): boolean {
   return window !== 'total' && current !== 'total' && window > current;
-}
-
-/**
- * 402 key_credit_limit unless `amountMicros` fits what is left of the limit. Without an
- * amount (the check before counting a prompt), anything left will do: like an account at
- * zero credits, a key with nothing left is refused even for a free model.
- */
-export function assertKeyCredit(limit: KeyCreditLimit, spentMicros: number, heldMicros: number, amountMicros?: number): void {
-  const available = limit.amountMicros - spentMicros - heldMicros;
-  if (available <= 0 || available < (amountMicros ?? 0)) {
-    throw new InsufficientCreditsError(amountMicros, Math.max(0, available), { reason: 'key_credit_limit' });
-  }
 }

@@ -5,9 +5,11 @@
 // charge of a request held against the limit is added as it settles, so a check is a
 // comparison. Keys without a limit are never looked up.
 import { isoNow } from '../clock.js';
-import type { CreditPeriod, Store, UsageRecord } from '../store/store.js';
+import type { CreditSource } from '../store/queries.js';
+import type { CreditPeriod, UsageRecord } from '../store/store.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
-import { assertKeyCredit, creditWindowOf, creditWindowStart, isLaterWindow, type LimitedKey } from './key-credit.js';
+import { assertFits } from './credit-rule.js';
+import { creditWindowOf, creditWindowStart, isLaterWindow, type LimitedKey } from './key-credit.js';
 import type { UsageWriter } from './usage-writer.js';
 
 interface KeySpend {
@@ -28,26 +30,22 @@ export class MemoryKeySpend {
   private readonly loading = new Map<string, Promise<KeySpend>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<CreditSource, 'keySpend'>,
     private readonly writer: UsageWriter,
   ) {}
 
   /** 402 key_credit_limit when nothing is left of the limit (before a prompt is counted). */
   requireCredit(key: LimitedKey): MaybePromise<void> {
-    return andThen(this.load(key), (spend) => {
-      roll(spend, creditWindowOf(spend.period, isoNow()));
-      assertKeyCredit(key.limit, spend.spentMicros, spend.heldMicros);
-    });
+    return andThen(this.load(key), (spend) => assertKeyCredit(key, spend, undefined));
   }
 
-  /** Holds `amountMicros` against the key's limit, or 402 key_credit_limit. Synchronous once loaded. */
-  hold(key: LimitedKey, amountMicros: number): MaybePromise<KeyHold> {
-    return andThen(this.load(key), (spend) => {
-      roll(spend, creditWindowOf(spend.period, isoNow()));
-      assertKeyCredit(key.limit, spend.spentMicros, spend.heldMicros, amountMicros);
-      spend.heldMicros += amountMicros;
-      return { spend, amountMicros };
-    });
+  /** Holds `amountMicros` against the limit of a key loaded (`load`), or 402 key_credit_limit. */
+  hold(key: LimitedKey, amountMicros: number): KeyHold {
+    const spend = this.spends.get(key.id);
+    if (spend === undefined || spend.period !== key.limit.period) throw new Error(`key ${key.id} held before its spend was loaded`);
+    assertKeyCredit(key, spend, amountMicros);
+    spend.heldMicros += amountMicros;
+    return { spend, amountMicros };
   }
 
   /** Gives the hold back: the request was refused after it was taken. */
@@ -72,7 +70,8 @@ export class MemoryKeySpend {
     });
   }
 
-  private load(key: LimitedKey): MaybePromise<KeySpend> {
+  /** Reads the key's spending the first time (and after its limit's period changed). */
+  load(key: LimitedKey): MaybePromise<KeySpend> {
     const spend = this.spends.get(key.id);
     // A limit whose period changed counts another window: read afresh.
     if (spend !== undefined && spend.period === key.limit.period) return spend;
@@ -98,6 +97,11 @@ export class MemoryKeySpend {
     }
     return pending;
   }
+}
+
+function assertKeyCredit(key: LimitedKey, spend: KeySpend, amountMicros: number | undefined): void {
+  roll(spend, creditWindowOf(spend.period, isoNow()));
+  assertFits(key.limit.amountMicros - spend.spentMicros - spend.heldMicros, amountMicros, 'key_credit_limit');
 }
 
 /** A new month began: nothing is spent in it yet, except what settles from now on. */

@@ -8,9 +8,10 @@
 //   reserved   worst cases of requests still running
 // Reads of `stored` and the writer's flushes run one at a time (`exclusive`), so a read
 // can never overtake a flush and count a charge twice or not at all.
-import { InsufficientCreditsError } from '../errors.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
-import type { Store, UsageRecord } from '../store/store.js';
+import { assertFits } from './credit-rule.js';
+import type { CreditSource } from '../store/queries.js';
+import type { UsageRecord } from '../store/store.js';
 
 /**
  * Credit held for one request until it is released. In shared mode it is held under a
@@ -45,8 +46,10 @@ export interface CreditBook {
    * costly work (counting a long prompt). Synchronous once the account is loaded.
    */
   requireCredit(accountId: string): MaybePromise<void>;
-  /** Reserves `amountMicros` or throws InsufficientCreditsError. Synchronous once the account is loaded. */
-  reserve(accountId: string, amountMicros: number): MaybePromise<Reservation>;
+  /** Reads the account's balance the first time; nothing once it is loaded. */
+  load(accountId: string): MaybePromise<void>;
+  /** Reserves `amountMicros` of a loaded account, or throws InsufficientCreditsError. */
+  reserve(accountId: string, amountMicros: number): Reservation;
   /**
    * Releases the reservation and charges `costMicros`: the reservation, and beyond it what
    * the account has available, never taking the balance below 0 nor another request's
@@ -71,20 +74,24 @@ export class MemoryCreditBook implements CreditBook {
   private reservationsMade = 0;
   openReservations = 0;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Pick<CreditSource, 'balanceOf'>) {}
 
   requireCredit(accountId: string): MaybePromise<void> {
     return andThen(this.loaded(accountId), (credit) => assertAvailable(credit, undefined));
   }
 
-  reserve(accountId: string, amountMicros: number): MaybePromise<Reservation> {
-    return andThen(this.loaded(accountId), (credit) => {
-      assertAvailable(credit, amountMicros);
-      credit.reservedMicros += amountMicros;
-      this.openReservations++;
-      const held: HeldReservation = { id: `rsv_${++this.reservationsMade}`, accountId, amountMicros, settled: false };
-      return held;
-    });
+  load(accountId: string): MaybePromise<void> {
+    return this.accounts.has(accountId) ? undefined : this.read(accountId).then(() => undefined);
+  }
+
+  reserve(accountId: string, amountMicros: number): Reservation {
+    const credit = this.accounts.get(accountId);
+    if (credit === undefined) throw new Error(`account ${accountId} reserved before its balance was loaded`);
+    assertAvailable(credit, amountMicros);
+    credit.reservedMicros += amountMicros;
+    this.openReservations++;
+    const held: HeldReservation = { id: `rsv_${++this.reservationsMade}`, accountId, amountMicros, settled: false };
+    return held;
   }
 
   settle(reservation: Reservation, costMicros: number): SettledCharge {
@@ -104,7 +111,7 @@ export class MemoryCreditBook implements CreditBook {
   }
 
   async snapshot(accountId: string): Promise<BalanceSnapshot> {
-    const credit = this.accounts.get(accountId) ?? (await this.load(accountId));
+    const credit = this.accounts.get(accountId) ?? (await this.read(accountId));
     return { balanceMicros: credit.storedMicros - credit.unflushedMicros, reservedMicros: credit.reservedMicros };
   }
 
@@ -148,10 +155,10 @@ export class MemoryCreditBook implements CreditBook {
   }
 
   private loaded(accountId: string): MaybePromise<AccountCredit> {
-    return this.accounts.get(accountId) ?? this.load(accountId);
+    return this.accounts.get(accountId) ?? this.read(accountId);
   }
 
-  private load(accountId: string): Promise<AccountCredit> {
+  private read(accountId: string): Promise<AccountCredit> {
     let pending = this.loading.get(accountId);
     if (!pending) {
       pending = this.exclusive(async () => {
@@ -169,7 +176,5 @@ export class MemoryCreditBook implements CreditBook {
 
 /** `amountMicros` undefined: anything available will do (the check before counting). */
 function assertAvailable(credit: AccountCredit, amountMicros: number | undefined): void {
-  const available = credit.storedMicros - credit.unflushedMicros - credit.reservedMicros;
-  // Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
-  if (available <= 0 || available < (amountMicros ?? 0)) throw new InsufficientCreditsError(amountMicros, Math.max(0, available));
+  assertFits(credit.storedMicros - credit.unflushedMicros - credit.reservedMicros, amountMicros);
 }

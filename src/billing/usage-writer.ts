@@ -4,7 +4,8 @@
 // promise resolves at its batch's commit: the answer's last byte waits for it, so a crash
 // loses only charges of answers never fully sent, and never half a batch. A batch that
 // failed is retried every `flushIntervalMs`.
-import { NotFoundInStoreError, type CappedCharge, type Store, type UsageRecord } from '../store/store.js';
+import type { UsageSink } from '../store/queries.js';
+import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store/store.js';
 import type { MemoryCreditBook } from './reservations.js';
 
 export interface UsageWriterOptions {
@@ -39,7 +40,7 @@ export class UsageWriter {
   observer: UsageWriteObserver | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageSink,
     private readonly book: MemoryCreditBook,
     private readonly options: UsageWriterOptions,
   ) {

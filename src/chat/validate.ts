@@ -9,9 +9,10 @@
 // Hostile bodies stay cheap. No schema here descends into free-form values (extra fields,
 // tool parameters, JSON schemas), so nesting depth costs nothing; long collections are
 // checked item by item only up to ITEMIZED_LIMIT and quietly beyond it; and the report
-// stops at MAX_REPORTED_FIELDS fields.
+// stops at 50 fields (validation/field-errors.ts).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ValidationError } from '../errors.js';
+import { dottedPath, FieldErrors, joinPath } from '../validation/field-errors.js';
 import type { ChatRequest } from './chat-request.js';
 import {
   AssistantMessage,
@@ -25,9 +26,6 @@ import {
   UserMessage,
 } from './request-schema.js';
 
-/** A request broken in more places than this gets the first ones reported. */
-const MAX_REPORTED_FIELDS = 50;
-const MAX_MESSAGES_PER_FIELD = 3;
 
 // ---------------------------------------------------------------------------------------
 // Compiled once, here. The body is forwarded to upstreams as the client sent it, so
@@ -76,7 +74,7 @@ export function validateChatRequest(body: unknown): ChatRequest {
   // Past the cap, the cap is the one error: no message is looked at.
   if (Array.isArray(body.messages) && body.messages.length <= MAX_MESSAGES) checkMessages(body.messages, errors);
 
-  if (errors.size > 0) throw new ValidationError(errors.toRecord());
+  errors.check();
   // The top-level schema passed, and so did each message against its role's schema.
   return body as ChatRequest;
 }
@@ -124,37 +122,6 @@ function checkParameterPairs(body: Record<string, unknown>, errors: FieldErrors)
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The 422 `errors` map under construction, bounded in fields and messages per field. */
-class FieldErrors {
-  private readonly fields = new Map<string, string[]>();
-
-  get size(): number {
-    return this.fields.size;
-  }
-
-  get isFull(): boolean {
-    return this.fields.size >= MAX_REPORTED_FIELDS;
-  }
-
-  has(path: string): boolean {
-    return this.fields.has(path);
-  }
-
-  add(path: string, message: string): void {
-    const messages = this.fields.get(path);
-    if (messages === undefined) {
-      if (!this.isFull) this.fields.set(path, [message]);
-    } else if (messages.length < MAX_MESSAGES_PER_FIELD && !messages.includes(message)) {
-      messages.push(message);
-    }
-  }
-
-  toRecord(): Record<string, string[]> {
-    // fromEntries defines own properties, so a path such as "__proto__" stays a key.
-    return Object.fromEntries(this.fields);
-  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -334,21 +301,6 @@ function listed(values: unknown): string {
 /** A client-chosen key, quoted and cut short so it cannot flood the response. */
 function quoted(key: string): string {
   return JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
-}
-
-/** `/messages/0/content` (a JSON Pointer) → `messages.0.content`. */
-function dottedPath(instancePath: string): string {
-  if (instancePath === '') return '';
-  return instancePath
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .join('.');
-}
-
-function joinPath(base: string, child: string): string {
-  if (base === '') return child;
-  return child === '' ? base : `${base}.${child}`;
 }
 
 function parentOf(schemaPath: string): string {

@@ -1,5 +1,6 @@
 // A subcommand's parsed arguments and the readers every subcommand shares.
-import type { Account, Store } from '../store/store.js';
+import type { AccountQueries } from '../store/queries.js';
+import type { Account } from '../store/store.js';
 import { CliError } from './context.js';
 
 export interface ParsedCommand {
@@ -13,7 +14,7 @@ export function stringFlag(args: ParsedCommand, name: string): string | undefine
   return typeof value === 'string' ? value : undefined;
 }
 
-export async function requireAccount(store: Store, ref: string | undefined): Promise<Account> {
+export async function requireAccount(store: Pick<AccountQueries, 'findAccount'>, ref: string | undefined): Promise<Account> {
   if (!ref) throw new CliError('name an account by id or email');
   const account = await store.findAccount(ref);
   if (!account) throw new CliError(`no account ${JSON.stringify(ref)}`);

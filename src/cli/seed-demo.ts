@@ -1,13 +1,12 @@
 // First start on an empty store: a demo account and key, so `npm start` is enough to try it.
-import { Commands } from '../commands/commands.js';
+import type { Commands } from '../commands/commands.js';
 import { creditsToMicros } from '../money.js';
 import type { Config } from '../config/schema.js';
-import type { Store } from '../store/store.js';
+import type { AccountQueries } from '../store/queries.js';
 
-export async function seedDemoAccount(store: Store, config: Config): Promise<{ email: string; secret: string } | undefined> {
+export async function seedDemoAccount(store: Pick<AccountQueries, 'listAccounts'>, commands: Commands, config: Config): Promise<{ email: string; secret: string } | undefined> {
   if (!config.demo.seed_account) return undefined;
   if ((await store.listAccounts()).length > 0) return undefined;
-  const commands = new Commands(store);
   const { account } = await commands.accounts.create({
     email: config.demo.email,
     name: 'Demo',

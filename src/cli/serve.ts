@@ -3,10 +3,11 @@
 // With server.workers > 1 this process supervises that many instances (cli/workers.ts).
 import cluster from 'node:cluster';
 import { buildApp } from '../app.js';
+import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { assertSecureTransport, readTls } from '../http/transport-policy.js';
 import { openStore } from '../store/kysely-store.js';
-import type { Store } from '../store/store.js';
+import type { AccountQueries } from '../store/queries.js';
 import { storeLocation, type CliIo } from './context.js';
 import { seedDemoAccount } from './seed-demo.js';
 import { printBanner, reportListening, superviseWorkers, untilSignalled } from './workers.js';
@@ -21,7 +22,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
 
   const store = openStore(storeLocation(config));
   // A supervisor migrated and seeded before it started its workers.
-  const seeded = cluster.isWorker ? undefined : (await store.migrate(), await seedDemoAccount(store, config));
+  const seeded = cluster.isWorker ? undefined : (await store.migrate(), await seedDemoAccount(store, new Commands(store), config));
 
   // Shared mode: limits, credits and usage in Redis, so instances on one PostgreSQL act as one.
   // Loaded only then: ioredis is not needed by a single instance.
@@ -44,7 +45,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
 }
 
 /** Accounts on a tier the config no longer has are served as the default tier: the operator hears of it at start. */
-async function warnOfUnknownTiers(store: Store, config: Config, warn: (line: string) => void): Promise<void> {
+async function warnOfUnknownTiers(store: Pick<AccountQueries, 'countAccountsOutsideTiers'>, config: Config, warn: (line: string) => void): Promise<void> {
   const count = await store.countAccountsOutsideTiers(Object.keys(config.tiers));
   if (count > 0) warn(`${count} account${count === 1 ? ' is' : 's are'} on a tier the config does not have, and served as the default tier (${config.default_tier}): lmgate accounts list shows which`);
 }

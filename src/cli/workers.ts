@@ -4,6 +4,7 @@
 // passes the signal on and exits once every worker drained. Shared mode is required
 // (config/schema.ts): workers agree on credits and limits only through Redis.
 import cluster, { type Worker } from 'node:cluster';
+import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
 import { openStore } from '../store/kysely-store.js';
 import { storeLocation, type CliIo } from './context.js';
@@ -21,7 +22,7 @@ export async function superviseWorkers(config: Config, io: CliIo, signalled: Pro
   let seeded;
   try {
     await store.migrate();
-    seeded = await seedDemoAccount(store, config);
+    seeded = await seedDemoAccount(store, new Commands(store), config);
   } finally {
     await store.close();
   }

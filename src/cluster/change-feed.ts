@@ -1,7 +1,8 @@
 // Instances learn of revocations, suspensions and tier changes made elsewhere (the CLI,
 // another instance) by polling the store's change_events table: one indexed query per
 // interval, so a change takes effect everywhere within about `intervalMs`.
-import type { ChangeEvent, Store } from '../store/store.js';
+import type { ChangeFeedSource } from '../store/queries.js';
+import type { ChangeEvent } from '../store/store.js';
 
 /** Applies one change; a poll ends once every listener call it made has settled. */
 export type ChangeListener = (event: ChangeEvent) => void | Promise<void>;
@@ -15,7 +16,7 @@ export class ChangeFeed {
   private lastPruneMs = Date.now();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ChangeFeedSource,
     private readonly listener: ChangeListener,
     private readonly onError: (err: unknown) => void,
     private readonly intervalMs = 250,

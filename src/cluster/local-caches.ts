@@ -4,7 +4,7 @@
 // instances (shared mode); changes made elsewhere arrive through that announcement or the
 // store's change feed and are applied the same way.
 import type { KeyCache } from '../auth/key-cache.js';
-import type { Admission } from '../billing/admission.js';
+import type { AdmissionService } from '../billing/admission.js';
 import type { ApiKeyRecord, Change } from '../store/store.js';
 
 /** What the commands tell the caches. */
@@ -23,7 +23,7 @@ export const NO_LOCAL_CACHES: LocalCaches = { changed: async () => undefined, ke
 export class ProcessCaches implements LocalCaches {
   constructor(
     private readonly keyCache: KeyCache,
-    private readonly admission: Admission,
+    private readonly admission: Pick<AdmissionService, 'balanceChanged'>,
     /** Tells the other instances at once (shared mode's change channel). */
     private readonly announce: (change: Change) => void = () => undefined,
   ) {}

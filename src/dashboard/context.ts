@@ -4,11 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { Account, Session } from '../store/store.js';
-import type { Sessions } from '../web-session/sessions.js';
 import type { DashboardThrottles } from '../web-session/sign-in-throttle.js';
 
 export interface DashboardServices extends AppServices {
-  sessions: Sessions;
   throttles: DashboardThrottles;
 }
 

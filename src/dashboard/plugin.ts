@@ -19,12 +19,12 @@ import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { requestLogRoutes } from './routes/requests.js';
 import { usageRoutes } from './routes/usage.js';
-import { SESSION_COOKIE, Sessions } from '../web-session/sessions.js';
+import { SESSION_COOKIE } from '../web-session/sessions.js';
 import { createDashboardThrottles } from '../web-session/sign-in-throttle.js';
 
 export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
   return async (dashboard) => {
-    const context: DashboardServices = { ...services, sessions: new Sessions(services.store), throttles: createDashboardThrottles(services.config.signup.per_address_per_hour, services.failureThrottle) };
+    const context: DashboardServices = { ...services, throttles: createDashboardThrottles(services.config.signup.per_address_per_hour, services.failureThrottle) };
     await dashboard.register(cookie);
     dashboard.decorateRequest('signedIn', null);
     // A body-less POST or DELETE that still says application/json (as fetch wrappers

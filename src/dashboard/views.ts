@@ -1,12 +1,14 @@
 // How accounts, keys and plans appear in the dashboard's JSON (camelCase, money in micros):
-// each view's schema, which routes name in their response schemas, and its function.
-import { Type, type Static } from '@sinclair/typebox';
+// each view's schema, which routes name in their response schemas, and its function. The
+// JSON types themselves are in api-types.ts, where the web app reads them.
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../money.js';
 import type { Tier } from '../billing/tiers.js';
 import type { Config } from '../config/schema.js';
-import { Nullable } from '../http/typebox.js';
+import { Nullable, type JsonOf } from '../http/typebox.js';
 import type { Account, ApiKeyRecord } from '../store/store.js';
+import type * as Json from './api-types.js';
 
 export const AccountView = Type.Object({
   id: Type.String(),
@@ -19,7 +21,7 @@ export const AccountView = Type.Object({
   /** 'operator' opens the console (/admin). */
   role: Type.String(),
 });
-export type AccountView = Static<typeof AccountView>;
+export type AccountView = JsonOf<typeof AccountView, Json.AccountView>;
 
 export const KeyView = Type.Object({
   id: Type.String(),
@@ -44,7 +46,7 @@ export const KeyView = Type.Object({
   creditLimitPeriod: Type.Union([Type.Literal('total'), Type.Literal('month'), Type.Null()]),
   creditSpentMicros: Nullable(Type.Integer()),
 });
-export type KeyView = Static<typeof KeyView>;
+export type KeyView = JsonOf<typeof KeyView, Json.KeyView>;
 
 export const PlanView = Type.Object({
   name: Type.String(),
@@ -60,11 +62,11 @@ export const PlanView = Type.Object({
   selfService: Type.Boolean(),
   current: Type.Boolean(),
 });
-export type PlanView = Static<typeof PlanView>;
+export type PlanView = JsonOf<typeof PlanView, Json.PlanView>;
 
 /** The signed-in account and the token state-changing calls must carry (sign-in, sign-up, session). */
 export const SessionView = Type.Object({ account: AccountView, csrfToken: Type.String() });
-export type SessionView = Static<typeof SessionView>;
+export type SessionView = JsonOf<typeof SessionView, Json.SessionView>;
 
 export function accountView(account: Account): AccountView {
   return {

@@ -4,7 +4,7 @@
 // swept now and then.
 import { newTimeOrderedId } from '../ids.js';
 import type { RefusedRequest } from '../store/request-log-store.js';
-import type { Store } from '../store/store.js';
+import type { RefusalSink } from '../store/queries.js';
 
 /** A store that cannot keep up loses refusals past this, not memory. */
 const MAX_PENDING = 10_000;
@@ -14,7 +14,7 @@ export class RefusalLog {
   private pending: RefusedRequest[] = [];
 
   constructor(
-    private readonly store: Store,
+    private readonly store: RefusalSink,
     private readonly retentionDays: number,
   ) {}
 

@@ -3,9 +3,10 @@
 // the request's path; the store's conditional claim (not this process's memory) decides
 // which of many instances charges; the credits arrive by webhook like any payment.
 import type Stripe from 'stripe';
-import type { Admission } from '../billing/admission.js';
+import type { Balances } from '../billing/balances.js';
 import type { PaymentCommands } from '../commands/payments.js';
-import type { AutoRecharge, Store } from '../store/store.js';
+import type { AutoRechargeStore } from '../store/queries.js';
+import type { AutoRecharge } from '../store/store.js';
 import type { CurrencyRates } from './currency.js';
 
 /**
@@ -23,9 +24,9 @@ export class AutoRechargeWatch {
 
   constructor(
     private readonly stripe: Stripe,
-    private readonly store: Store,
+    private readonly store: AutoRechargeStore,
     private readonly commands: PaymentCommands,
-    private readonly admission: Admission,
+    private readonly balances: Balances,
     private readonly rates: CurrencyRates,
     private readonly onError: (err: unknown, accountId: string) => void,
   ) {}
@@ -66,8 +67,8 @@ export class AutoRechargeWatch {
   private async check(accountId: string): Promise<void> {
     const settings = await this.settingsOf(accountId);
     if (!settings?.enabled) return;
-    const { balanceMicros, reservedMicros } = await this.admission.snapshot(accountId);
-    if (balanceMicros - reservedMicros >= settings.thresholdMicros) {
+    const { availableMicros } = await this.balances.of(accountId);
+    if (availableMicros >= settings.thresholdMicros) {
       if (!settings.armed) {
         await this.commands.rearmAutoRecharge(accountId);
         this.forget(accountId);

@@ -5,7 +5,8 @@ import type Stripe from 'stripe';
 import type { StripeConfig } from '../config/schema.js';
 import { PaymentProviderError, Refusal, ValidationError } from '../errors.js';
 import { formatCredits } from '../money.js';
-import type { Account, Store, StripeCustomer } from '../store/store.js';
+import type { PaymentQueries } from '../store/queries.js';
+import type { Account, StripeCustomer } from '../store/store.js';
 import type { PaymentCommands } from '../commands/payments.js';
 import type { CurrencyRates } from './currency.js';
 
@@ -18,7 +19,7 @@ export interface ReturnUrls {
 export class StripeCheckout {
   constructor(
     private readonly stripe: Stripe,
-    private readonly store: Store,
+    private readonly store: Pick<PaymentQueries, 'findStripeCustomer'>,
     private readonly commands: PaymentCommands,
     private readonly config: StripeConfig,
     private readonly rates: CurrencyRates,

@@ -1,10 +1,10 @@
 // Payments as the rest of the app sees them: present only when `payments.stripe` is
 // configured. One Stripe client, the webhook's signing secret, and the pieces built on them.
-import type { Admission } from '../billing/admission.js';
+import type { Balances } from '../billing/balances.js';
 import type { Commands } from '../commands/commands.js';
 import { ConfigError, readSecretEnv } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import type { Store } from '../store/store.js';
+import type { AutoRechargeStore, PaymentQueries } from '../store/queries.js';
 import { AutoRechargeWatch } from './auto-recharge.js';
 import { StripeCheckout } from './checkout.js';
 import { CurrencyRates } from './currency.js';
@@ -22,9 +22,9 @@ export interface Payments {
 }
 
 export interface PaymentDeps {
-  store: Store;
+  store: AutoRechargeStore & Pick<PaymentQueries, 'findStripeCustomer'>;
   commands: Commands;
-  admission: Admission;
+  balances: Balances;
   onError: (err: unknown, accountId: string) => void;
   readSecret?: (name: string) => string | undefined;
 }
@@ -47,7 +47,7 @@ export function openPayments(config: Config, deps: PaymentDeps): Payments | unde
     rates,
     checkout: new StripeCheckout(stripe, deps.store, deps.commands.payments, stripeConfig, rates),
     events,
-    autoRecharge: new AutoRechargeWatch(stripe, deps.store, deps.commands.payments, deps.admission, rates, deps.onError),
+    autoRecharge: new AutoRechargeWatch(stripe, deps.store, deps.commands.payments, deps.balances, rates, deps.onError),
     receiveWebhook: (rawBody, signature) => events.receive(verifyStripeEvent(stripe, rawBody, signature, webhookSecret!)),
   };
 }

@@ -6,7 +6,8 @@ import type Stripe from 'stripe';
 import { creditsToMicros } from '../money.js';
 import type { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
-import type { Account, Payment, PaymentChanges, PaymentRef, Store, SubscriptionState } from '../store/store.js';
+import type { PaymentEventTx } from '../store/queries.js';
+import type { Account, Payment, PaymentChanges, PaymentRef, SubscriptionState } from '../store/store.js';
 import { CurrencyRates } from './currency.js';
 
 export type EventOutcome = 'applied' | 'duplicate';
@@ -15,7 +16,7 @@ const DAY_SEC = 24 * 60 * 60;
 
 /** What applying one event needs to know. */
 interface Applying {
-  tx: Store;
+  tx: PaymentEventTx;
   account: Account;
   event: Stripe.Event;
 }
@@ -264,7 +265,7 @@ export class StripeEvents {
    * lock: the events of one account apply one at a time, each on the state the one before
    * left (two partial refunds at once must not both start from the old refunded amount).
    */
-  private async lockedAccountOf(tx: Store, event: Stripe.Event): Promise<Account | undefined> {
+  private async lockedAccountOf(tx: PaymentEventTx, event: Stripe.Event): Promise<Account | undefined> {
     const found = await this.accountOf(tx, event);
     if (!found) return undefined;
     await tx.lockAccount(found.id);
@@ -272,7 +273,7 @@ export class StripeEvents {
   }
 
   /** The account an event is about: named in its metadata, or found by its customer or payment. */
-  private async accountOf(tx: Store, event: Stripe.Event): Promise<Account | undefined> {
+  private async accountOf(tx: PaymentEventTx, event: Stripe.Event): Promise<Account | undefined> {
     const object = event.data.object as unknown as { customer?: unknown; metadata?: Record<string, string> | null; client_reference_id?: string | null; payment_intent?: unknown };
     const named = object.client_reference_id ?? object.metadata?.account_id;
     if (named) return tx.findAccount(named);

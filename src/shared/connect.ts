@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
-import type { Store } from '../store/store.js';
+import type { CreditSource, UsageStreamSink } from '../store/queries.js';
 import type { FailureThrottleFactory } from '../web-session/sign-in-throttle.js';
 import { ChangeChannel } from './change-channel.js';
 import { SharedFailureThrottle } from './shared-throttle.js';
@@ -33,7 +33,7 @@ export interface SharedMode {
   calibrations: CalibrationSync;
 }
 
-export async function openSharedMode(config: Config, store: Store, options: SharedOptions): Promise<SharedMode> {
+export async function openSharedMode(config: Config, store: CreditSource & UsageStreamSink, options: SharedOptions): Promise<SharedMode> {
   const url = config.redis.url!;
   const connect = (commandTimeout: number | undefined): Redis =>
     new Redis(url, {

@@ -36,7 +36,7 @@ interface Item {
 }
 
 /**
- * A script of `batched` items (scripts.ts) on one connection: the items asked for during one
+ * A script of `batched` items (counter-scripts.ts) on one connection: the items asked for during one
  * turn of the event loop go to Redis together, in one call, when the turn's I/O is done
  * (setImmediate). Under load that is one command, one socket write and one reply for many
  * requests; alone, an item waits for nothing but the end of its turn.
@@ -48,8 +48,6 @@ export class BatchedScript {
   constructor(
     source: string,
     private readonly redis: Redis,
-    private readonly keyCount: number,
-    private readonly argCount: number,
     /** Items per call at most, so one call never holds Redis for long. */
     private readonly maxItems = 100,
   ) {
@@ -57,7 +55,6 @@ export class BatchedScript {
   }
 
   run(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    if (keys.length !== this.keyCount || args.length !== this.argCount) throw new Error('an item of a batched script has the wrong number of keys or args');
     return new Promise((resolve, reject) => {
       if (this.queue.length === 0) setImmediate(() => this.flush());
       this.queue.push({ keys, args, resolve, reject });
@@ -72,10 +69,10 @@ export class BatchedScript {
 
   private async send(items: Item[]): Promise<void> {
     const keys: string[] = [];
-    const args: (string | number)[] = [this.keyCount, this.argCount];
+    const args: (string | number)[] = [];
     for (const item of items) {
       keys.push(...item.keys);
-      args.push(...item.args);
+      args.push(item.keys.length, item.args.length, ...item.args);
     }
     try {
       const replies = (await this.script.run(this.redis, keys, args)) as unknown[];

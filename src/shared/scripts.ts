@@ -20,18 +20,18 @@
 // the version its batch committed at (upkeep-scripts.ts: ACK, MIRROR): it is counted in
 // exactly one of them at every moment, so any read of the hash is consistent.
 //
-// Per key with a credit limit (K), only for requests made with such a key (the *_KEY
-// variants of admission and settlement; other requests run the scripts without them):
+// Per key with a credit limit (K), only for requests made with such a key (a `budget` row
+// in its admission and settlement, counter-scripts.ts; other requests never touch it):
 //   p:key:K:spend   hash  window (`total` or the UTC month `YYYY-MM`), spent (its charges
 //                         in the window), reserved (the worst cases of its running requests)
 //   p:key:K:leases  zset  reservation id → expiry (ms); p:key:K:amounts hash id → micro-credits
 //   key available = limit − spent − reserved
-// `spent` is read once (KEY_MIRROR, when a script answers 'keyload': the store's sum with
+// `spent` is read once (KEY_MIRROR, when a script answers 'load' for it: the store's sum with
 // the key's records still in the usage stream), and from then on every settlement of the
 // key's requests adds its charge: it is the count.
 
 /** Shared by the scripts: the time, expired leases released, GCRA. */
-const PRELUDE = `
+export const PRELUDE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local WINDOW = 60000
@@ -83,7 +83,7 @@ end
 `;
 
 /** A key's spend, shared by the scripts that count it (key-credit.ts has the rule). */
-const KEY_SPEND = `
+export const KEY_SPEND = `
 -- Kept while in use; a key idle this long (35 days) is read from the store again.
 local KEY_SPEND_TTL_MS = 3024000000
 
@@ -104,101 +104,6 @@ local function key_spent(spend, window)
   return tonumber(state[2])
 end
 `;
-
-/**
- * A script that runs one item's body for each of several items in order, in one call, so
- * the admissions (or settlements) an instance has at one moment cost one round trip and one
- * script run between them, and each is still decided atomically after the one before it.
- * The body reads its item's KEYS and ARGV as a lone script would.
- * KEYS: each item's keys in turn. ARGV: keys per item, args per item, each item's args in turn.
- * Returns the items' replies, in order.
- */
-function batched(body: string, functions = ''): string {
-  return `${PRELUDE}${functions}
-local function one(KEYS, ARGV)
-${body}
-end
-local key_count, arg_count = tonumber(ARGV[1]), tonumber(ARGV[2])
-local replies = {}
-for i = 1, (#ARGV - 2) / arg_count do
-  local keys, args = {}, {}
-  for j = 1, key_count do keys[j] = KEYS[(i - 1) * key_count + j] end
-  for j = 1, arg_count do args[j] = ARGV[2 + (i - 1) * arg_count + j] end
-  replies[i] = one(keys, args)
-end
-return replies
-`;
-}
-
-/**
- * Admission, the one round trip before the model: concurrency slot, requests per minute
- * (unless taken already), the prompt against tokens per minute, and the worst case reserved
- * (with `forKey`, against the key's credit limit as well). Everything or nothing is taken.
- * Batched: per item,
- * KEYS: credit, leases, amounts, slots, rpm, tpm [, key spend, key leases, key amounts]
- * ARGV: lease id, lease ms, rpm, tpm, prompt tokens, concurrency, worst case, take rpm (1/0)
- *       [, key limit, key window]
- * Replies {'ok', rpm remaining, rpm reset, balance (stored − pending)} or a refusal:
- * {'load'} (no mirror yet), {'concurrency'}, {'rpm'|'tpm', limit, remaining, reset, retry after},
- * {'credits', available, balance}; with `forKey` also {'keyload'} (no count of the key's spend yet)
- * and {'keycredits', available of the key's limit, what is left of it before holds}.
- */
-function admit(forKey: boolean): string {
-  return `
-local credit, leases, amounts, slots, rpm_key, tpm_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local lease, lease_ms = ARGV[1], tonumber(ARGV[2])
-local rpm, tpm, prompt = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local concurrency, worst, take_rpm = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8] == '1'
-if redis.call('EXISTS', credit) == 0 then return {'load'} end
-release_expired(credit, leases, amounts, slots)
-if redis.call('ZCARD', slots) >= concurrency then return {'concurrency'} end
-local rpm_ok, rpm_new, rpm_tat, rpm_interval = gcra(rpm_key, rpm, take_rpm and 1 or 0)
-if not rpm_ok then
-  return {'rpm', rpm, remaining(rpm_tat, rpm_interval), reset_sec(rpm_tat), retry_after(rpm_new)}
-end
-local tpm_ok, tpm_new, tpm_tat, tpm_interval = gcra(tpm_key, tpm, prompt)
-if not tpm_ok then
-  return {'tpm', tpm, remaining(tpm_tat, tpm_interval), reset_sec(tpm_tat), retry_after(tpm_new)}
-end
-local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
-local balance = tonumber(state[1]) - tonumber(state[2] or '0')
-local available = balance - tonumber(state[3] or '0')
--- Spec 8: at zero credits every request fails with 402, even one that would cost nothing.
-if available <= 0 or available < worst then return {'credits', math.max(0, available), balance} end
-${
-  forKey
-    ? `local key_spend, key_leases, key_amounts = KEYS[7], KEYS[8], KEYS[9]
-local spent = key_spent(key_spend, ARGV[10])
-if not spent then return {'keyload'} end
-release_leases(key_spend, key_leases, key_amounts)
-local key_unspent = tonumber(ARGV[9]) - spent
-local key_available = key_unspent - tonumber(redis.call('HGET', key_spend, 'reserved') or '0')
-if key_available <= 0 or key_available < worst then return {'keycredits', math.max(0, key_available), key_unspent} end`
-    : ''
-}
-if take_rpm then set_tat(rpm_key, rpm_new) end
-if prompt > 0 then set_tat(tpm_key, tpm_new) end
-local expiry = now + lease_ms
-redis.call('ZADD', slots, expiry, lease)
-if worst > 0 then
-  redis.call('ZADD', leases, expiry, lease)
-  redis.call('HSET', amounts, lease, worst)
-  redis.call('HINCRBY', credit, 'reserved', worst)
-${
-  forKey
-    ? `  redis.call('ZADD', key_leases, expiry, lease)
-  redis.call('HSET', key_amounts, lease, worst)
-  redis.call('HINCRBY', key_spend, 'reserved', worst)`
-    : ''
-}
-end
-${forKey ? `redis.call('PEXPIRE', key_spend, KEY_SPEND_TTL_MS)` : ''}
-return {'ok', remaining(rpm_new, rpm_interval), reset_sec(rpm_new), balance}
-`;
-}
-
-export const ADMIT = batched(admit(false));
-export const ADMIT_KEY = batched(admit(true), KEY_SPEND);
 
 /**
  * One request of requests per minute, for routes other than chat completions (and for a
@@ -248,75 +153,6 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 release_expired(KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 return redis.call('HMGET', KEYS[1], 'stored', 'pending', 'reserved')
 `;
-
-const SETTLED_MARKER_MS = 6 * 60 * 60 * 1000;
-
-/**
- * Settlement: the reservation and slot released, completion tokens added to tokens per
- * minute, the cost charged (from the hold and beyond it from what is available) into
- * pending, and the usage record appended to the stream for the store with what was charged
- * (with `forKey`, the key's hold released and the charge added to its spend in the record's
- * window). Once per lease: the settlement's marker (kept SETTLED_MARKER_MS, far beyond
- * any retry of it) makes a retry whose first try ran change nothing. Replies, per item,
- * what was charged.
- * Batched: per item,
- * KEYS: credit, leases, amounts, slots, tpm, stream [, key spend, key leases, key amounts], marker
- * ARGV: lease id, cost, completion tokens, tpm, account id, record (JSON) [, key window]
- */
-function settle(forKey: boolean): string {
-  return `
-local SETTLED_MARKER_MS = ${SETTLED_MARKER_MS}
-local credit, leases, amounts, slots, tpm_key, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local lease, cost, completion, tpm = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
--- Once per lease: a retry of a settlement that ran (its reply lost) changes nothing.
-local marker = KEYS[#KEYS]
-local done = redis.call('GET', marker)
-if done then return tonumber(done) end
-local amount = redis.call('HGET', amounts, lease)
-local has_credit = redis.call('EXISTS', credit) == 1
-if amount then
-  redis.call('HDEL', amounts, lease)
-  redis.call('ZREM', leases, lease)
-  if has_credit then redis.call('HINCRBY', credit, 'reserved', -tonumber(amount)) end
-end
-redis.call('ZREM', slots, lease)
-if completion > 0 then
-  local _, new_tat = gcra(tpm_key, tpm, completion)
-  set_tat(tpm_key, new_tat)
-end
--- The cost is charged from the released hold and whatever else is available, never below
--- 0; the stream entry's cost is what was charged (the record keeps the full cost). Without
--- a mirror the store charges it, cut at the stored balance.
-local charged, counted = cost, 0
-if cost > 0 and has_credit then
-  local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
-  local available = tonumber(state[1]) - tonumber(state[2] or '0') - tonumber(state[3] or '0')
-  charged = math.min(cost, math.max(0, available))
-  if charged > 0 then
-    redis.call('HINCRBY', credit, 'pending', charged)
-    counted = charged
-  end
-end
-${
-  forKey
-    ? `local key_spend, key_leases, key_amounts = KEYS[7], KEYS[8], KEYS[9]
-local key_amount = redis.call('HGET', key_amounts, lease)
-if key_amount then
-  redis.call('HDEL', key_amounts, lease)
-  redis.call('ZREM', key_leases, lease)
-  if redis.call('EXISTS', key_spend) == 1 then redis.call('HINCRBY', key_spend, 'reserved', -tonumber(key_amount)) end
-end
-if charged > 0 and key_spent(key_spend, ARGV[7]) then redis.call('HINCRBY', key_spend, 'spent', charged) end`
-    : ''
-}
-redis.call('XADD', stream, '*', 'account', ARGV[5], 'cost', charged, 'pending', counted, 'record', ARGV[6])
-redis.call('SET', marker, charged, 'PX', SETTLED_MARKER_MS)
-return charged
-`;
-}
-
-export const SETTLE = batched(settle(false));
-export const SETTLE_KEY = batched(settle(true), KEY_SPEND);
 
 /**
  * A key's spend read from the store: the count starts from it, unless one of this window

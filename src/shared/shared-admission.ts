@@ -1,7 +1,7 @@
 // The Admission of shared mode: a chat request is admitted in one Redis round trip (slot,
 // requests and tokens per minute, reservation) and settled in another after the answer;
 // usage reaches the store through the Redis stream.
-import type { Admission, Decision, Pass, Principal, Released, RequestPlan, Settlement } from '../billing/admission.js';
+import type { AdmissionHealth, AdmissionService, Decision, Pass, Principal, Released, RequestPlan, Settlement } from '../billing/admission.js';
 import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
@@ -15,8 +15,7 @@ import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
 import type { SharedReservation, SharedState } from './shared-state.js';
 import type { UsageStreamWriter } from './usage-stream-writer.js';
 
-export class SharedAdmission implements Admission {
-  readonly requestsAtAdmission = true;
+export class SharedAdmission implements AdmissionService {
   /**
    * Accounts whose last admission found their balance spent, until it changes: they get
    * their 402 before any counting without a round trip. Not an account whose credits are
@@ -38,8 +37,9 @@ export class SharedAdmission implements Admission {
     private readonly disconnect: () => void = () => undefined,
   ) {}
 
-  takeRequest({ accountId, tier }: Principal): Promise<RateLimitState> {
-    return this.state.takeRequest(accountId, tier);
+  /** A metered route's request per minute is taken with its admission, in the same round trip. */
+  takeRequest({ accountId, tier }: Principal, admitsRequest: boolean): Promise<RateLimitState> | undefined {
+    return admitsRequest ? undefined : this.state.takeRequest(accountId, tier);
   }
 
   takeKeyRequest(keyId: string, rpm: number): Promise<RateLimitState> {
@@ -97,17 +97,13 @@ export class SharedAdmission implements Admission {
     this.writer.observer = observer;
   }
 
-  /** For /metrics: whether the command connection is up, and what waits for it. */
-  health(): { redisUp: boolean; unsettled: number } {
-    return { redisUp: this.state.redis.status === 'ready', unsettled: this.state.unsettledCount };
+  /** For /metrics: whether the command connection is up, and what waits for it (usage waits in the Redis stream, not here). */
+  health(): AdmissionHealth {
+    return { pendingUsage: 0, shared: { redisUp: this.state.redis.status === 'ready', unsettled: this.state.unsettledCount } };
   }
 
   ping(): Promise<unknown> {
     return this.state.redis.ping();
-  }
-
-  get pendingUsage(): number {
-    return 0; // waiting in the Redis stream, not in this process
   }
 
   reportError(err: unknown): void {

@@ -4,7 +4,8 @@
 import type { Redis } from 'ioredis';
 import { creditWindowOf, creditWindowStart, type LimitedKey } from '../billing/key-credit.js';
 import { isoNow } from '../clock.js';
-import type { Store, UsageRecord } from '../store/store.js';
+import type { CreditSource } from '../store/queries.js';
+import type { UsageRecord } from '../store/store.js';
 import { LuaScript } from './lua-script.js';
 import { KEY_MIRROR, KEY_SPENT } from './scripts.js';
 import { streamedRecords } from './usage-stream.js';
@@ -26,7 +27,7 @@ export class SharedKeySpend {
 
   constructor(
     private readonly redis: Redis,
-    private readonly store: Store,
+    private readonly store: Pick<CreditSource, 'keySpend'>,
     private readonly prefix: string,
     private readonly usageStream: string,
   ) {}

@@ -8,15 +8,17 @@ import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
-import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
+import { balanceRow, budgetRow, rateRow, rowsArguments, slotsRow, type CounterRow } from './counter-rows.js';
+import { ADMIT, SETTLE } from './counter-scripts.js';
 import { RecentSettlements, watchGeneration } from './empty-restart.js';
 import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
 import { isoNow } from '../clock.js';
-import type { Store, UsageRecord } from '../store/store.js';
+import type { CreditSource } from '../store/queries.js';
+import type { UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';
-import { ADMIT, ADMIT_KEY, GIVE_BACK_REQUEST, LIMITS, SETTLE, SETTLE_KEY, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
+import { GIVE_BACK_REQUEST, LIMITS, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 import { MIRROR, RELEASE, RENEW } from './upkeep-scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
@@ -92,21 +94,16 @@ export class SharedState {
   /** Admissions and settlements, each batched per turn of the event loop. */
   private readonly admitScript: BatchedScript;
   private readonly settleScript: BatchedScript;
-  /** The same for requests whose key has a credit limit; other requests never touch a key's count. */
-  private readonly admitKeyScript: BatchedScript;
-  private readonly settleKeyScript: BatchedScript;
   /** Keys' credit limits: their counts in Redis, and what each spent. */
   readonly keySpend: SharedKeySpend;
 
   constructor(
     readonly redis: Redis,
-    private readonly store: Store,
+    private readonly store: CreditSource,
     readonly options: SharedStateOptions,
   ) {
-    this.admitScript = new BatchedScript(ADMIT, redis, 6, 8);
-    this.settleScript = new BatchedScript(SETTLE, redis, 7, 6);
-    this.admitKeyScript = new BatchedScript(ADMIT_KEY, redis, 9, 10);
-    this.settleKeyScript = new BatchedScript(SETTLE_KEY, redis, 10, 7);
+    this.admitScript = new BatchedScript(ADMIT, redis);
+    this.settleScript = new BatchedScript(SETTLE, redis);
     this.keySpend = new SharedKeySpend(redis, store, options.prefix, this.usageStream);
   }
 
@@ -172,69 +169,68 @@ export class SharedState {
   }
 
   /**
-   * Slot, limits and reservation in one script (and the key's credit limit, for a key that
-   * has one); throws 429 or 402 having taken nothing.
+   * The request's counters in one script, in order: its slot, requests per minute (unless
+   * taken already), the prompt against tokens per minute, the worst case against the
+   * account's balance and against its key's credit limit (for a key that has one). Throws 429
+   * or 402 having taken nothing.
    */
   async admit(input: AdmitInput): Promise<SharedReservation> {
     const leaseId = randomUUID();
     const keys = this.keys(input.accountId);
     const { config } = input.tier;
     const { key } = input;
-    const accountKeys = [keys.credit, keys.leases, keys.amounts, keys.slots, keys.rpm, keys.tpm];
-    const args = [leaseId, this.options.leaseMs, config.rpm, config.tpm, input.promptTokens, config.concurrency, input.worstCaseMicros, input.takeRequest ? 1 : 0];
-    const window = key && creditWindowOf(key.limit.period, isoNow());
-    const run = (): Promise<unknown> => {
-      if (key === undefined) return this.admitScript.run(accountKeys, args);
-      const { spend, leases, amounts } = this.keySpend.keys(key.id);
-      return this.admitKeyScript.run([...accountKeys, spend, leases, amounts], [...args, key.limit.amountMicros, window!]);
-    };
+    const rows: CounterRow[] = [
+      slotsRow(keys.slots, config.concurrency),
+      rateRow(keys.rpm, config.rpm, input.takeRequest ? 1 : 0),
+      rateRow(keys.tpm, config.tpm, input.promptTokens),
+      balanceRow(keys, () => this.refreshBalance(input.accountId)),
+    ];
+    if (key) {
+      const window = creditWindowOf(key.limit.period, isoNow());
+      rows.push(budgetRow(this.keySpend.keys(key.id), key.limit.amountMicros, window, () => this.keySpend.count(key, window)));
+    }
+    const { keys: rowKeys, args: rowArgs } = rowsArguments(rows);
+    const run = async (): Promise<(string | number)[]> => (await this.admitScript.run(rowKeys, [leaseId, this.options.leaseMs, input.worstCaseMicros, ...rowArgs])) as (string | number)[];
     let reply: (string | number)[];
     try {
-      reply = (await run()) as (string | number)[];
-      // At most twice: the account's balance mirror, then the key's count, each read once.
-      for (let reads = 0; reads < 2 && (reply[0] === 'load' || reply[0] === 'keyload'); reads++) {
-        if (reply[0] === 'load') await this.refreshBalance(input.accountId);
-        else await this.keySpend.count(key!, window!);
-        reply = (await run()) as (string | number)[];
+      reply = await run();
+      // Each row's state is read from the store at most once.
+      const loaded = new Set<number>();
+      while (reply[0] === 'load' && !loaded.has(reply[1] as number)) {
+        loaded.add(reply[1] as number);
+        await rows[reply[1] as number]!.load!();
+        reply = await run();
       }
     } catch (err) {
       // Refused with 503; but a stalled Redis may still run it when it resumes, and hold
       // the account's credits for the lease: what it took is given back as soon as it can be.
       if (err instanceof SharedStateUnavailableError) {
-        const releaseKeys = [keys.credit, keys.leases, keys.amounts, keys.slots];
-        if (key) {
-          const { spend, leases, amounts } = this.keySpend.keys(key.id);
-          releaseKeys.push(spend, leases, amounts);
-        }
-        this.abandoned.push({ keys: releaseKeys, leaseId });
+        const holds = rows.filter((row) => row.kind === 'balance' || row.kind === 'budget').flatMap((row) => row.keys);
+        this.abandoned.push({ keys: [keys.slots, ...holds], leaseId });
         this.retrySoon();
       }
       throw err;
     }
-    const [outcome, a, b, c, d] = reply as [string, number, number, number, number];
-    if (outcome === 'ok') {
+    if (reply[0] === 'ok') {
       this.live.set(leaseId, input.accountId);
       if (key) this.liveOnKeys.set(leaseId, key.id);
+      // Two values per row: the rpm row's (index 1) remaining and reset, the balance row's (index 3) balance.
+      const [rpmRemaining, rpmReset, balanceMicros] = [reply[3], reply[4], reply[7]] as number[];
       return {
         accountId: input.accountId,
         leaseId,
         amountMicros: input.worstCaseMicros,
-        requests: { limit: config.rpm, remaining: a, resetAtUnixSec: b },
-        balanceMicros: c,
+        requests: { limit: config.rpm, remaining: rpmRemaining!, resetAtUnixSec: rpmReset! },
+        balanceMicros: balanceMicros!,
         key,
         settled: false,
       };
     }
-    // With nothing available at all the refusal names no amount, as before counting (requireCredit).
-    if (outcome === 'credits') throw new AccountCreditRefusal(a <= 0 ? undefined : input.worstCaseMicros, a, b <= 0);
-    if (outcome === 'keycredits') throw new KeyCreditRefusal(a <= 0 ? undefined : input.worstCaseMicros, a, b <= 0);
-    if (outcome === 'concurrency') {
-      throw new RateLimitedError({ limit: config.concurrency, remaining: 0, resetAtUnixSec: Math.ceil(Date.now() / 1000) + 1 }, 1);
-    }
-    if (outcome === 'rpm' || outcome === 'tpm') throw new RateLimitedError({ limit: a, remaining: b, resetAtUnixSec: c }, d);
-    // Still no count after reading it: instances that disagree for a moment on a key's
+    const row = rows[reply[1] as number];
+    if (reply[0] === 'refused') throw row!.refusal(reply.slice(2) as number[], input.worstCaseMicros);
+    // Still to be read after reading it: instances that disagree for a moment on a key's
     // limit period (one has not heard of the change yet) each start the count of their own.
-    if (outcome === 'keyload') throw new SharedStateUnavailableError({ cause: new Error(`no count of key ${key!.id}'s spend in ${window}`) });
+    if (reply[0] === 'load') throw new SharedStateUnavailableError({ cause: new Error(`no ${row!.kind} state of ${row!.keys[0]} after reading it`) });
     throw new Error(`unexpected admission reply ${JSON.stringify(reply)}`);
   }
 
@@ -300,17 +296,14 @@ export class SharedState {
     const { reservation, tpm, completionTokens, record } = settlement;
     const { key } = reservation;
     const keys = this.keys(reservation.accountId);
-    const accountKeys = [keys.credit, keys.leases, keys.amounts, keys.slots, keys.tpm, this.usageStream];
-    const args = [reservation.leaseId, record.costMicros, completionTokens, tpm, reservation.accountId, JSON.stringify(record)];
+    const rows: CounterRow[] = [slotsRow(keys.slots, 0), rateRow(keys.tpm, tpm, completionTokens), balanceRow(keys, noLoad)];
+    // The charge counts in the window its usage record is dated in, as the store will count it.
+    if (key) rows.push(budgetRow(this.keySpend.keys(key.id), key.limit.amountMicros, creditWindowOf(key.limit.period, record.createdAt), noLoad));
+    const { keys: rowKeys, args: rowArgs } = rowsArguments(rows);
     // The settlement's marker (last of the keys): a retry whose first try did run does nothing.
     const marker = `${this.options.prefix}:settled:${reservation.leaseId}`;
     try {
-      if (key === undefined) await this.settleScript.run([...accountKeys, marker], args);
-      else {
-        const { spend, leases, amounts } = this.keySpend.keys(key.id);
-        // The charge counts in the window its usage record is dated in, as the store will count it.
-        await this.settleKeyScript.run([...accountKeys, spend, leases, amounts, marker], [...args, creditWindowOf(key.limit.period, record.createdAt)]);
-      }
+      await this.settleScript.run([...rowKeys, this.usageStream, marker], [reservation.leaseId, record.costMicros, reservation.accountId, JSON.stringify(record), ...rowArgs]);
       this.forget(reservation.leaseId);
       this.recent.add(settlement);
     } catch (err) {
@@ -373,6 +366,9 @@ export class SharedState {
     ]);
   }
 }
+
+/** Settlement never reads from the store: a row without a mirror is left to the store. */
+const noLoad = (): Promise<void> => Promise.resolve();
 
 /** lease id → owner, as owner → lease ids. */
 function groupByValue(leases: ReadonlyMap<string, string>): Map<string, string[]> {

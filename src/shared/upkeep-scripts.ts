@@ -121,7 +121,7 @@ return 1
  * An admission given up on (its reply timed out, so the request was refused with 503), in
  * case Redis ran it after all: its slot and holds given back. Does nothing to one that
  * never ran, so it may be sent again.
- * KEYS: credit, leases, amounts, slots, and for a key with a credit limit its spend, leases, amounts.
+ * KEYS: the slots, then per hold (the account's, a key's) its hash, leases and amounts.
  * ARGV: lease.
  */
 export const RELEASE = `
@@ -133,8 +133,7 @@ local function give_back(hash, leases, amounts)
   redis.call('ZREM', leases, lease)
   if redis.call('EXISTS', hash) == 1 then redis.call('HINCRBY', hash, 'reserved', -tonumber(amount)) end
 end
-give_back(KEYS[1], KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[4], lease)
-if #KEYS > 4 then give_back(KEYS[5], KEYS[6], KEYS[7]) end
+redis.call('ZREM', KEYS[1], lease)
+for i = 2, #KEYS, 3 do give_back(KEYS[i], KEYS[i + 1], KEYS[i + 2]) end
 return 1
 `;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
-import type { Store } from '../store/store.js';
+import type { UsageStreamSink } from '../store/queries.js';
 import { LuaScript } from './lua-script.js';
 import type { SharedState } from './shared-state.js';
 import { ACK, OPEN_BATCH } from './upkeep-scripts.js';
@@ -55,7 +55,7 @@ export class UsageStreamWriter {
   constructor(
     private readonly shared: SharedState,
     private readonly reader: Redis,
-    private readonly store: Store,
+    private readonly store: UsageStreamSink,
     private readonly options: UsageStreamWriterOptions,
   ) {
     this.observer = options.observer;

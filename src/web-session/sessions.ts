@@ -2,7 +2,8 @@
 // 32-byte token in the `lmgate_session` cookie; the store holds its SHA-256, the account
 // and the session's CSRF token. Deleting the row signs the browser out.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Session, Store } from '../store/store.js';
+import type { SessionStore } from '../store/queries.js';
+import type { Session } from '../store/store.js';
 
 export const SESSION_COOKIE = 'lmgate_session';
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -16,7 +17,7 @@ export interface StartedSession {
 }
 
 export class Sessions {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: SessionStore) {}
 
   async start(accountId: string): Promise<StartedSession> {
     const nowMs = Date.now();
@@ -58,6 +59,11 @@ export class Sessions {
   /** After a password change: every other browser signed in to the account is signed out. */
   endOthers(session: Session): Promise<void> {
     return this.store.deleteOtherSessions(session.accountId, session.tokenHash);
+  }
+
+  /** After an operator set the password: every browser signed in to the account is signed out. */
+  endAll(accountId: string): Promise<void> {
+    return this.store.deleteOtherSessions(accountId, '');
   }
 }
 

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryAdmission, type Admission, type Pass, type Principal, type RequestPlan } from '../../src/billing/admission.js';
+import type { AdmissionService, Pass, Principal, RequestPlan } from '../../src/billing/admission.js';
+import { MemoryAdmission } from '../../src/billing/memory-admission.js';
 import { MemoryKeySpend } from '../../src/billing/key-spend.js';
 import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import type { Tier } from '../../src/billing/tiers.js';
@@ -24,7 +25,7 @@ import { TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
 import { plainRecord } from '../helpers/usage-record.js';
 
 interface Implementation {
-  admission: Admission;
+  admission: AdmissionService;
   store: Store;
   close(): Promise<void>;
 }

@@ -32,7 +32,8 @@ describe('usage writer', () => {
     await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000, reason: 'test' });
     const book = new MemoryCreditBook(store);
     const writer = new UsageWriter(store, book, { onError: (err) => { throw err; } });
-    const reservation = await book.reserve(account.id, 300);
+    await book.load(account.id);
+    const reservation = book.reserve(account.id, 300);
     book.settle(reservation, 120);
     writer.enqueue(record(account.id, 120));
     expect(await book.snapshot(account.id)).toEqual({ balanceMicros: 880, reservedMicros: 0 });

@@ -101,7 +101,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       await app.admission.flush();
       // Shared mode: a settlement whose Redis call timed out (a starved test process) is kept
       // and tried again; wait until it has landed, as the server would.
-      for (let tries = 0; tries < 50 && (shared?.admission.health().unsettled ?? 0) > 0; tries++) {
+      for (let tries = 0; tries < 50 && (app.admission.health().shared?.unsettled ?? 0) > 0; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         await app.admission.flush();
       }

@@ -10,7 +10,9 @@ import { assertScope } from '../caller.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, MAX_MICROS, requireAccount } from '../schemas.js';
 import type { Account } from '../../store/store.js';
+import type * as Json from '../api-types.js';
 import { AdminAccount, adminAccountView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
 
 const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 320, description: 'part of an email or name, any case, or a whole account id' })),
@@ -18,6 +20,7 @@ const ListQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, default: 0 }),
 });
 const AccountPage = Type.Object({ accounts: Type.Array(AdminAccount), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+export type AccountPage = JsonOf<typeof AccountPage, Json.AccountPage>;
 const CreateBody = Type.Object({
   email: Type.String({ [TRIM]: true, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', [MESSAGES]: { pattern: 'Enter a valid email address.' } }),
   name: Type.Optional(Nullable(Type.String({ [TRIM]: true, maxLength: 200 }))),
@@ -25,11 +28,13 @@ const CreateBody = Type.Object({
   credits_micros: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_MICROS, description: 'granted with the account (needs the credits scope)' })),
 });
 const OneAccount = Type.Object({ account: AdminAccount });
+export type OneAccount = JsonOf<typeof OneAccount, Json.OneAccount>;
 const AccountDetail = Type.Object({
   account: AdminAccount,
   reserved_micros: Type.Integer({ description: 'held by requests in progress on this instance, or on every instance in shared mode' }),
   available_micros: Type.Integer(),
 });
+export type AccountDetail = JsonOf<typeof AccountDetail, Json.AccountDetail>;
 const TierBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
 const PriceMultiplierBody = Type.Object({
   price_multiplier_ppm: Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: '1,000,000: the prices as configured; 900,000: 10 % off; 1,200,000: 20 % more' }),
@@ -38,11 +43,12 @@ const PasswordBody = Type.Object({
   password: Type.Optional(Type.String({ minLength: 10, maxLength: 200, description: 'omit to have one generated' })),
 });
 const PasswordSet = Type.Object({ generated_password: Nullable(Type.String({ description: 'shown once, when one was generated' })) });
+export type PasswordSet = JsonOf<typeof PasswordSet, Json.PasswordSet>;
 
 const tags = ['accounts'];
 
 export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): void {
-  const { store, commands, config, balances, tiers } = services;
+  const { store, sessions, commands, config, balances, tiers } = services;
   const view = (account: Account, balanceMicros: number): AdminAccount => adminAccountView(account, balanceMicros, tiers.of(account).name);
 
   const assertTier = (tier: string): void => {
@@ -124,7 +130,7 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       const generated = request.body.password === undefined ? randomBytes(15).toString('base64url') : null;
       await commands.accounts.setPassword(account.id, await hashPassword(request.body.password ?? generated!), callerOf(request).actor);
       // Whoever held the old password holds no session either.
-      await store.deleteOtherSessions(account.id, '');
+      await sessions.endAll(account.id);
       return { generated_password: generated };
     },
   );

@@ -5,7 +5,9 @@ import { ValidationError } from '../../errors.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { IdParams, MAX_MICROS } from '../schemas.js';
+import type * as Json from '../api-types.js';
 import { AdminCode, codeView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
 
 const NOT_A_TIME = 'Use an ISO 8601 time, such as 2026-12-31T23:59:59Z.';
 const CreateBody = Type.Object({
@@ -16,8 +18,11 @@ const CreateBody = Type.Object({
   ),
 });
 const Created = Type.Object({ codes: Type.Array(Type.Object({ code: Type.String({ description: 'shown once' }), ...AdminCode.properties })) });
+export type Created = JsonOf<typeof Created, Json.CreatedCodes>;
 const CodeList = Type.Object({ codes: Type.Array(AdminCode) });
+export type CodeList = JsonOf<typeof CodeList, Json.CodeList>;
 const OneCode = Type.Object({ code: AdminCode });
+export type OneCode = JsonOf<typeof OneCode, Json.OneCode>;
 
 const tags = ['codes'];
 

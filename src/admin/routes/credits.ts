@@ -5,7 +5,9 @@ import { MESSAGES } from '../../validation/input-validator.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, MAX_MICROS, Reason, requireAccount } from '../schemas.js';
+import type * as Json from '../api-types.js';
 import { AdminLedgerEntry, ledgerEntryView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
 
 const GrantBody = Type.Object({ amount_micros: Type.Integer({ minimum: 1, maximum: MAX_MICROS }), reason: Reason });
 const AdjustBody = Type.Object({
@@ -19,8 +21,10 @@ const AdjustBody = Type.Object({
   reason: Reason,
 });
 const Changed = Type.Object({ entry: AdminLedgerEntry, balance_micros: Type.Integer() });
+export type Changed = JsonOf<typeof Changed, Json.CreditsChanged>;
 const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
 const Ledger = Type.Object({ balance_micros: Type.Integer(), entries: Type.Array(AdminLedgerEntry) });
+export type Ledger = JsonOf<typeof Ledger, Json.Ledger>;
 
 const tags = ['credits'];
 

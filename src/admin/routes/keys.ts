@@ -4,12 +4,17 @@ import { TRIM } from '../../validation/input-validator.js';
 import type { TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, IdParams, requireAccount } from '../schemas.js';
+import type * as Json from '../api-types.js';
 import { AdminKey, adminKeyView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
 
 const CreateBody = Type.Object({ name: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100 }) });
 const KeyList = Type.Object({ keys: Type.Array(AdminKey) });
+export type KeyList = JsonOf<typeof KeyList, Json.KeyList>;
 const CreatedKey = Type.Object({ key: AdminKey, secret: Type.String({ description: 'shown once' }) });
+export type CreatedKey = JsonOf<typeof CreatedKey, Json.CreatedKey>;
 const OneKey = Type.Object({ key: AdminKey });
+export type OneKey = JsonOf<typeof OneKey, Json.OneKey>;
 
 const tags = ['keys'];
 

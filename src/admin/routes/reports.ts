@@ -7,7 +7,9 @@ import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { deploymentRows } from '../../observability/upstream-health.js';
 import type { UsageReportTotals } from '../../store/store.js';
 import { callerOf, type AdminServices } from '../context.js';
+import type * as Json from '../api-types.js';
 import { AdminAuditEntry, auditEntryView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
 
 const Totals = {
   requests: Type.Integer(),
@@ -38,6 +40,7 @@ const Usage = Type.Object({
   by_key: Type.Array(Type.Object({ key_id: Type.String(), key_name: Type.String(), account_id: Type.String(), ...Totals })),
   by_status: Type.Array(Type.Object({ status: Type.Integer(), requests: Type.Integer() })),
 });
+export type Usage = JsonOf<typeof Usage, Json.UsageReport>;
 const Upstreams = Type.Object({
   deployments: Type.Array(
     Type.Object({
@@ -54,6 +57,7 @@ const Upstreams = Type.Object({
     }),
   ),
 });
+export type Upstreams = JsonOf<typeof Upstreams, Json.Upstreams>;
 const AuditQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   before_id: Type.Optional(Type.Integer({ minimum: 1, description: 'entries older than this one (the previous page’s next_before_id)' })),
@@ -61,6 +65,7 @@ const AuditQuery = Type.Object({
   actor_id: Type.Optional(Type.String({ maxLength: 200 })),
 });
 const Audit = Type.Object({ entries: Type.Array(AdminAuditEntry), next_before_id: Nullable(Type.Integer()) });
+export type Audit = JsonOf<typeof Audit, Json.AuditPage>;
 const Catalog = Type.Object({
   default_tier: Type.String(),
   currency: Type.String({ description: 'of price_month: payments.stripe.currency, or usd without payments' }),
@@ -94,7 +99,9 @@ const Catalog = Type.Object({
     }),
   ),
 });
+export type Catalog = JsonOf<typeof Catalog, Json.Catalog>;
 const Me = Type.Object({ actor: Type.Object({ kind: Type.String(), id: Type.String() }), scopes: Type.Array(Type.String()) });
+export type Me = JsonOf<typeof Me, Json.Me>;
 
 export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): void {
   const { store, metrics, tiers, catalog, config } = services;

@@ -6,6 +6,8 @@ import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { AccountView, PlanView, accountView, planView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
+import type * as Json from '../api-types.js';
 
 const PlanBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
 const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
@@ -31,12 +33,15 @@ const History = Type.Object({
   /** Where the next page starts; null on the last. */
   next: Nullable(Type.Integer()),
 });
+export type History = JsonOf<typeof History, Json.History>;
 const RedeemBody = Type.Object({
   code: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Enter a code.' } }),
 });
 
 const Plans = Type.Object({ current: Type.String(), subscriptionStatus: Type.String(), plans: Type.Array(PlanView) });
+export type Plans = JsonOf<typeof Plans, Json.Plans>;
 const PlanChanged = Type.Object({ account: AccountView });
+export type PlanChanged = JsonOf<typeof PlanChanged, Json.PlanChanged>;
 const Ledger = Type.Object({
   balanceMicros: Type.Integer(),
   entries: Type.Array(
@@ -49,7 +54,9 @@ const Ledger = Type.Object({
     }),
   ),
 });
+export type Ledger = JsonOf<typeof Ledger, Json.Ledger>;
 const Redeemed = Type.Object({ creditedMicros: Type.Integer(), balanceMicros: Type.Integer() });
+export type Redeemed = JsonOf<typeof Redeemed, Json.Redeemed>;
 
 export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, tiers, commands, balances } = services;

@@ -8,6 +8,8 @@ import type { ApiKeyRecord } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { KeyView, keyView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
+import type * as Json from '../api-types.js';
 
 const Name = Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Give the key a name.' } });
 const List = Type.Union([Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50 }), Type.Null()]);
@@ -24,8 +26,11 @@ const CreateBody = Type.Object({ name: Name, ...Controls });
 const UpdateBody = Type.Object({ name: Type.Optional(Name), ...Controls });
 const KeyParams = Type.Object({ id: Type.String() });
 const KeyList = Type.Object({ keys: Type.Array(KeyView) });
+export type KeyList = JsonOf<typeof KeyList, Json.KeyList>;
 const CreatedKey = Type.Object({ key: KeyView, secret: Type.String() });
+export type CreatedKey = JsonOf<typeof CreatedKey, Json.CreatedKey>;
 const OneKey = Type.Object({ key: KeyView });
+export type OneKey = JsonOf<typeof OneKey, Json.OneKey>;
 
 export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, commands } = services;

@@ -5,6 +5,8 @@ import { UNIT_MULTIPLIER_PPM } from '../../billing/pricing.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { AccountView, PlanView, accountView, baseUrls, planView } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
+import type * as Json from '../api-types.js';
 
 const Overview = Type.Object({
   account: AccountView,
@@ -13,6 +15,7 @@ const Overview = Type.Object({
   plan: PlanView,
   baseUrls: Type.Array(Type.String()),
 });
+export type Overview = JsonOf<typeof Overview, Json.Overview>;
 const Models = Type.Object({
   models: Type.Array(
     Type.Object({
@@ -35,6 +38,7 @@ const Models = Type.Object({
     }),
   ),
 });
+export type Models = JsonOf<typeof Models, Json.ModelList>;
 
 export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, tiers, balances, catalog } = services;

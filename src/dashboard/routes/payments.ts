@@ -9,6 +9,8 @@ import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { Payments } from '../../payments/payments.js';
 import type { Payment } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
+import type * as Json from '../api-types.js';
+import type { JsonOf } from '../../http/typebox.js';
 
 const Options = Type.Object({
   enabled: Type.Boolean(),
@@ -21,9 +23,11 @@ const Options = Type.Object({
   maxMinor: Nullable(Type.Integer()),
   subscribable: Type.Array(Type.String()),
 });
+export type Options = JsonOf<typeof Options, Json.PaymentOptions>;
 const TopUpBody = Type.Object({ amountMinor: Type.Integer({ minimum: 1 }) });
 const SubscribeBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
 const Redirect = Type.Object({ url: Type.String() });
+export type Redirect = JsonOf<typeof Redirect, Json.Redirect>;
 const PaymentView = Type.Object({
   id: Type.String(),
   kind: Type.String(),
@@ -39,6 +43,7 @@ const PaymentView = Type.Object({
   createdAt: Type.String(),
 });
 const PaymentList = Type.Object({ payments: Type.Array(PaymentView) });
+export type PaymentList = JsonOf<typeof PaymentList, Json.PaymentList>;
 const AutoRechargeBody = Type.Object({
   enabled: Type.Boolean(),
   thresholdMicros: Type.Integer({ minimum: 0 }),
@@ -50,6 +55,7 @@ const AutoRechargeView = Type.Object({
   amountMinor: Type.Integer(),
   notice: Nullable(Type.String()),
 });
+export type AutoRechargeView = JsonOf<typeof AutoRechargeView, Json.AutoRechargeView>;
 
 export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, commands } = services;

@@ -5,6 +5,8 @@ import { Type } from '@sinclair/typebox';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
+import type * as Json from '../api-types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -40,6 +42,7 @@ const RequestLog = Type.Object({
   /** Where the next page starts; null on the last. */
   next: Nullable(Type.String()),
 });
+export type RequestLog = JsonOf<typeof RequestLog, Json.RequestLog>;
 
 export function requestLogRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, config } = services;

@@ -10,6 +10,8 @@ import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../../web-session/sessions.js';
 import { SessionView, accountView, baseUrls } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
+import type * as Json from '../api-types.js';
 import { CONFIRM_LINK_TTL_MS, CONFIRM_PAGE_PATH, FORGOT_PAGE_PATH, SIGN_IN_PAGE_PATH, configuredOrigin, linkTo, pageUrl } from '../../auth/account-links.js';
 import type { Mailer } from '../../mail/mailer.js';
 
@@ -29,6 +31,7 @@ const SignUpBody = Type.Object({
 const SignInBody = Type.Object({ email: Type.String({ [TRIM]: true, maxLength: 320 }), password: Type.String({ maxLength: 200 }) });
 const PasswordBody = Type.Object({ currentPassword: Type.String({ maxLength: 200 }), newPassword: NewPassword });
 const ConfirmationSent = Type.Object({ emailToConfirm: Type.String() });
+export type ConfirmationSent = JsonOf<typeof ConfirmationSent, Json.ConfirmationSent>;
 const ConfirmBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
 const DashboardConfig = Type.Object({
   signupOpen: Type.Boolean(),
@@ -37,6 +40,7 @@ const DashboardConfig = Type.Object({
   contact: Nullable(Type.String()),
   baseUrls: Type.Array(Type.String()),
 });
+export type DashboardConfig = JsonOf<typeof DashboardConfig, Json.DashboardConfig>;
 
 export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { config, store, sessions, commands } = services;

@@ -7,6 +7,8 @@ import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { UsageRecord, UsageTotals } from '../../store/store.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
+import type { JsonOf } from '../../http/typebox.js';
+import type * as Json from '../api-types.js';
 import { DayRangeQuery, dayTimeRange, parseDayRange } from '../../validation/usage-range.js';
 
 const RECENT_LIMIT = 100;
@@ -47,6 +49,7 @@ const Usage = Type.Object({
     }),
   ),
 });
+export type Usage = JsonOf<typeof Usage, Json.Usage>;
 
 export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store } = services;

@@ -23,7 +23,7 @@ export interface ApiPrincipal extends Principal {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route takes its request per minute at admission (Admission.requestsAtAdmission). */
+    /** The route's admission may take its request per minute (Admission.takeRequest). */
     admitsRequest?: boolean;
     /** The route also takes the key as Anthropic's clients send it, in `x-api-key`. */
     acceptsApiKeyHeader?: boolean;
@@ -76,8 +76,8 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
     // Callback style, not async: with key and account cached the hook finishes without a
     // promise, which on this path is measurably cheaper.
     api.addHook('onRequest', (request, reply, done) => {
-      // In shared mode a chat request's request per minute is taken with its admission.
-      const deferRequest = services.admission.requestsAtAdmission && request.routeOptions.config.admitsRequest === true;
+      // A metered route's admission may take its request per minute in the same round trip.
+      const admitsRequest = request.routeOptions.config.admitsRequest === true;
       const admit = (principal: ApiPrincipal): MaybePromise<void> => {
         // Refusals from here on reach the request log: the account is known.
         request.principal = principal;
@@ -87,13 +87,12 @@ export function apiRoutes(services: AppServices): FastifyPluginAsync<ApiRoutesOp
         const { key } = principal;
         assertKeyNotExpired(key);
         assertKeyAllowsIp(key, request);
-        const takeAccountRequest = (): MaybePromise<void> => {
-          if (deferRequest) return undefined;
-          return andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }), (state) => {
+        const takeAccountRequest = (): MaybePromise<void> =>
+          andThen(services.admission.takeRequest({ accountId: principal.account.id, tier: principal.tier }, admitsRequest), (state) => {
+            if (state === undefined) return;
             request.tookAccountRequest = true;
             reply.headers(rateLimitHeaders(state));
           });
-        };
         if (key.controls.rpm === null) return takeAccountRequest();
         return andThen(services.admission.takeKeyRequest(key.id, key.controls.rpm), () => {
           request.tookKeyRequest = true;

@@ -23,7 +23,7 @@ export function healthRoutes(app: TypeBoxFastify, services: AppServices): void {
     reply.header('cache-control', 'no-store');
     const checks = {
       store: await passes(() => services.store.latestChangeId()),
-      ...(services.admission.ping ? { redis: await passes(() => services.admission.ping!()) } : {}),
+      ...(services.pingSharedState ? { redis: await passes(services.pingSharedState) } : {}),
     };
     const ready = Object.values(checks).every((state) => state === 'ok');
     const status = services.inFlight.draining ? 'draining' : ready ? 'ready' : 'unavailable';

@@ -14,7 +14,7 @@ import { formatCredits, formatDate, formatDateTime, formatLedgerKind, formatMult
 import { AccountTier } from './AccountTier';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
-import { adminPath, type AccountDetail, type AdminKey, type Catalog, type LedgerEntry, type UsageReport } from './admin-api';
+import { adminPath, type AccountDetail, type AdminKey, type Catalog, type KeyList, type Ledger, type UsageReport } from './admin-api';
 import { creditsInputToMicros } from '../credit-input';
 import { DayCharts } from './DayCharts';
 
@@ -30,8 +30,8 @@ export function AdminAccountPage() {
   const { id = '' } = useParams();
   const base = adminPath(`/accounts/${encodeURIComponent(id)}`);
   const detail = useApiData<AccountDetail>(base);
-  const keys = useApiData<{ keys: AdminKey[] }>(`${base}/keys`);
-  const ledger = useApiData<{ balance_micros: number; entries: LedgerEntry[] }>(`${base}/ledger?limit=20`);
+  const keys = useApiData<KeyList>(`${base}/keys`);
+  const ledger = useApiData<Ledger>(`${base}/ledger?limit=20`);
   const usage = useApiData<UsageReport>(adminPath(`/usage?account_id=${encodeURIComponent(id)}`));
   const [action, setAction] = useState<Action>({ kind: 'none' });
   const [notice, setNotice] = useState<string | null>(null);

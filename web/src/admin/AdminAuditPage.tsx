@@ -6,7 +6,7 @@ import { PageHeader } from '../components/PageHeader';
 import { formatDateTime } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
-import { adminPath, type AuditEntry } from './admin-api';
+import { adminPath, type AuditPage } from './admin-api';
 
 const PAGE_SIZE = 50;
 
@@ -15,7 +15,7 @@ export function AdminAuditPage() {
   // The ids each shown page started before; the first page starts at the newest.
   const [starts, setStarts] = useState<(number | null)[]>([null]);
   const before = starts[starts.length - 1];
-  const page = useApiData<{ entries: AuditEntry[]; next_before_id: number | null }>(adminPath(`/audit?limit=${PAGE_SIZE}${before === null || before === undefined ? '' : `&before_id=${before}`}`));
+  const page = useApiData<AuditPage>(adminPath(`/audit?limit=${PAGE_SIZE}${before === null || before === undefined ? '' : `&before_id=${before}`}`));
 
   return (
     <>

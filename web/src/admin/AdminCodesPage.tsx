@@ -8,12 +8,12 @@ import { TextField } from '../components/TextField';
 import { formatCredits, formatDate, formatExpiry } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
-import { adminPath, type AdminCode } from './admin-api';
+import { adminPath, type CodeList, type CreatedCodes } from './admin-api';
 import { creditsInputToMicros } from '../credit-input';
 
 export function AdminCodesPage() {
   usePageTitle('Codes');
-  const codes = useApiData<{ codes: AdminCode[] }>(adminPath('/codes'));
+  const codes = useApiData<CodeList>(adminPath('/codes'));
   const [created, setCreated] = useState<string[]>([]);
 
   return (
@@ -95,7 +95,7 @@ function CreateCodes({ onCreated }: { onCreated(codes: string[]): void }) {
     try {
       // A date means the code works through that whole UTC day.
       const body = { amount_micros: micros, count: Number(count), ...(expires === '' ? {} : { expires_at: `${expires}T23:59:59.999Z` }) };
-      const answer = await api<{ codes: { code: string }[] }>(adminPath('/codes'), { method: 'POST', body });
+      const answer = await api<CreatedCodes>(adminPath('/codes'), { method: 'POST', body });
       onCreated(answer.codes.map((c) => c.code));
       setAmount('');
     } catch (err) {

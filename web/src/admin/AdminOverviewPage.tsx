@@ -7,7 +7,7 @@ import { PageHeader } from '../components/PageHeader';
 import { creditsColumn, formatCredits, formatDay, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
-import { adminPath, type Deployment, type UsageReport } from './admin-api';
+import { adminPath, type Upstreams, type UsageReport } from './admin-api';
 import { DayCharts } from './DayCharts';
 
 const DAYS_SHOWN = 14;
@@ -15,7 +15,7 @@ const DAYS_SHOWN = 14;
 export function AdminOverviewPage() {
   usePageTitle('Console');
   const usage = useApiData<UsageReport>(adminPath('/usage'));
-  const upstreams = useApiData<{ deployments: Deployment[] }>(adminPath('/upstreams'));
+  const upstreams = useApiData<Upstreams>(adminPath('/upstreams'));
   const report = usage.data;
   const days = report?.days.slice(-DAYS_SHOWN).reverse() ?? [];
   const spent = creditsColumn(days.map((day) => day.cost_micros));

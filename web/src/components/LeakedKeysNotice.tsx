@@ -1,7 +1,7 @@
 // Keys someone reported found in public, which lmgate revoked: the account hears of it
 // where it looks first, with where the key was found, for thirty days.
 import { formatDateTime } from '../format';
-import type { ApiKey } from '../types';
+import type { ApiKey, KeyList } from '../types';
 import { useApiData } from '../use-api-data';
 import { Notice } from './Notice';
 
@@ -33,6 +33,6 @@ export function LeakedKeysNotice({ keys }: { keys: ApiKey[] }) {
 
 /** The same notice on a page that does not load the keys itself. */
 export function LeakedKeysAlert() {
-  const keys = useApiData<{ keys: ApiKey[] }>('/keys');
+  const keys = useApiData<KeyList>('/keys');
   return keys.data === undefined ? null : <LeakedKeysNotice keys={keys.data.keys} />;
 }

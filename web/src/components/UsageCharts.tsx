@@ -108,8 +108,9 @@ function splitUsage(usage: Usage, grouping: Grouping, measure: Measure): Split {
 
 /** A key's name, made unique with the end of its id when two keys share a name. */
 function keyLabel(usage: Usage, row: UsageByKey): string {
-  const name = row.keyName ?? 'Unknown key';
-  const shared = usage.byKey.some((other) => other.keyId !== row.keyId && (other.keyName ?? 'Unknown key') === name);
+  // The server sends '' for a key it cannot find (a key's own name is never empty).
+  const name = row.keyName || 'Unknown key';
+  const shared = usage.byKey.some((other) => other.keyId !== row.keyId && (other.keyName || 'Unknown key') === name);
   return shared ? `${name} (…${row.keyId.slice(-4)})` : name;
 }
 

@@ -11,7 +11,7 @@ import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { formatCredits, formatDate, formatDateTime, formatExpiry, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
-import type { ApiKey } from '../types';
+import type { ApiKey, KeyList, OneKey } from '../types';
 import { useApiData } from '../use-api-data';
 import { KeyForm } from './keys/KeyForm';
 
@@ -19,7 +19,7 @@ type Generation = { step: 'closed' } | { step: 'naming' } | { step: 'created'; k
 
 export function KeysPage() {
   usePageTitle('API Keys');
-  const keys = useApiData<{ keys: ApiKey[] }>('/keys');
+  const keys = useApiData<KeyList>('/keys');
   const [generation, setGeneration] = useState<Generation>({ step: 'closed' });
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [editing, setEditing] = useState<ApiKey | null>(null);
@@ -213,7 +213,7 @@ function SecretOnce({ secret, name, onDone }: { secret: string; name: string; on
 
 function ConfirmRevoke({ apiKey, onRevoked, onCancel }: { apiKey: ApiKey; onRevoked(key: ApiKey): void; onCancel(): void }) {
   async function revoke() {
-    const answer = await api<{ key: ApiKey }>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'DELETE' });
+    const answer = await api<OneKey>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'DELETE' });
     onRevoked(answer.key);
   }
 

@@ -3,12 +3,12 @@ import { PageHeader } from '../components/PageHeader';
 import { InputPriceKinds, OutputPriceKinds } from '../components/PriceKinds';
 import { formatCreditsValue, formatNumber } from '../format';
 import { usePageTitle } from '../page-title';
-import type { Model } from '../types';
+import type { ModelList } from '../types';
 import { useApiData } from '../use-api-data';
 
 export function ModelsPage() {
   usePageTitle('Models');
-  const models = useApiData<{ models: Model[] }>('/models');
+  const models = useApiData<ModelList>('/models');
   return (
     <>
       <PageHeader title="Models" description="The models your plan includes. Prices are in credits per million tokens." />

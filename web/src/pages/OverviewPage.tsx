@@ -9,7 +9,7 @@ import { Tabs } from '../components/Tabs';
 import { formatCredits, formatPlanName } from '../format';
 import { usePageTitle } from '../page-title';
 import { curlSnippet, javascriptSnippet, KEY_PLACEHOLDER, pythonSnippet } from '../snippets';
-import type { Model, Overview } from '../types';
+import type { ModelList, Overview } from '../types';
 import { useApiData } from '../use-api-data';
 import { LeakedKeysAlert } from '../components/LeakedKeysNotice';
 
@@ -18,7 +18,7 @@ const FALLBACK_MODEL = 'demo-echo';
 export function OverviewPage() {
   usePageTitle('Overview');
   const overview = useApiData<Overview>('/overview');
-  const models = useApiData<{ models: Model[] }>('/models');
+  const models = useApiData<ModelList>('/models');
   const data = overview.data;
 
   return (

@@ -15,7 +15,7 @@ import { ContactOperator } from '../components/ContactOperator';
 import { formatCredits, formatDateTime, formatLedgerKind, formatNumber, formatPlanName, formatPrice, formatWait } from '../format';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
-import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, Plans, Redemption } from '../types';
+import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, PlanChanged, Plans, Redemption } from '../types';
 import { useApiData } from '../use-api-data';
 import { AddCredits } from './billing/AddCredits';
 import { AutoRechargeSettings } from './billing/AutoRechargeSettings';
@@ -202,7 +202,7 @@ function PlanAction({ plan, payments, subscribed, onSwitch }: PlanCardProps) {
 
 function ConfirmSwitch({ plan, onSwitched, onCancel }: { plan: Plan; onSwitched(account: Account): void; onCancel(): void }) {
   async function confirm() {
-    const answer = await api<{ account: Account }>('/plan', { method: 'POST', body: { tier: plan.name } });
+    const answer = await api<PlanChanged>('/plan', { method: 'POST', body: { tier: plan.name } });
     onSwitched(answer.account);
   }
 

@@ -9,7 +9,7 @@ import { PageHeader } from '../components/PageHeader';
 import { TokenDetails } from '../components/TokenDetails';
 import { creditsColumn, formatDateTime, formatNumber, formatRefusalReason } from '../format';
 import { usePageTitle } from '../page-title';
-import type { ApiKey, RequestLog, RequestLogEntry } from '../types';
+import type { KeyList, RequestLog } from '../types';
 import { useApiData } from '../use-api-data';
 
 const PAGE_SIZE = 50;
@@ -20,8 +20,8 @@ export function RequestLogPage() {
   const filters = { key: params.get('key') ?? '', model: params.get('model') ?? '', outcome: params.get('outcome') ?? '' };
   const query = new URLSearchParams({ limit: String(PAGE_SIZE), ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== '')) }).toString();
   const first = useApiData<RequestLog>(`/requests?${query}`);
-  const keys = useApiData<{ keys: ApiKey[] }>('/keys');
-  const [more, setMore] = useState<{ requests: RequestLogEntry[]; next: string | null } | null>(null);
+  const keys = useApiData<KeyList>('/keys');
+  const [more, setMore] = useState<Pick<RequestLog, 'requests' | 'next'> | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   useEffect(() => setMore(null), [query]);
 
@@ -109,7 +109,7 @@ export function RequestLogPage() {
               {requests.map((entry) => (
                 <tr key={entry.id}>
                   <td data-label="Time">{formatDateTime(entry.at)}</td>
-                  <td data-label="Key">{entry.keyName}</td>
+                  <td data-label="Key">{entry.keyName || <span className="muted">Unknown key</span>}</td>
                   <td data-label="Model">{entry.model === null ? <span className="muted">—</span> : <code>{entry.model}</code>}</td>
                   <td data-label="Status">
                     <span className={`badge ${entry.status < 400 ? 'success' : 'danger'}`}>{entry.status}</span>{' '}

@@ -7,7 +7,7 @@ import { Notice } from '../components/Notice';
 import { TextField } from '../components/TextField';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
-import type { SessionInfo } from '../types';
+import type { ConfirmationSent, SessionInfo } from '../types';
 
 const MIN_PASSWORD_LENGTH = 10;
 
@@ -56,7 +56,7 @@ export function SignUpPage() {
     setError(undefined);
     try {
       const body = name.trim() === '' ? { email, password } : { email, password, name: name.trim() };
-      const answer = await api<SessionInfo | { emailToConfirm: string }>('/signup', { method: 'POST', body, expectUnauthenticated: true });
+      const answer = await api<SessionInfo | ConfirmationSent>('/signup', { method: 'POST', body, expectUnauthenticated: true });
       if ('emailToConfirm' in answer) {
         setEmailToConfirm(answer.emailToConfirm);
         setBusy(false);

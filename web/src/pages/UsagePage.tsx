@@ -173,7 +173,7 @@ function RecentRequests({ records, days }: { records: UsageRecord[]; days: numbe
                 <td data-label="Model">
                   <code>{record.model}</code>
                 </td>
-                <td data-label="Key">{record.keyName ?? <span className="muted">Unknown key</span>}</td>
+                <td data-label="Key">{record.keyName || <span className="muted">Unknown key</span>}</td>
                 <td data-label="Prompt" className="num">
                   {formatNumber(record.promptTokens)}
                 </td>

@@ -4,7 +4,7 @@ import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, ApiError } from '../../api';
 import { TextField } from '../../components/TextField';
 import { creditsInputToMicros, microsToCreditsInput } from '../../credit-input';
-import type { ApiKey } from '../../types';
+import type { ApiKey, CreatedKey, OneKey } from '../../types';
 
 interface KeyFields {
   name: string;
@@ -66,10 +66,10 @@ export function KeyForm({ apiKey, onSaved, onCancel }: { apiKey?: ApiKey; onSave
     setBusy(true);
     try {
       if (apiKey === undefined) {
-        const created = await api<{ key: ApiKey; secret: string }>('/keys', { method: 'POST', body });
+        const created = await api<CreatedKey>('/keys', { method: 'POST', body });
         onSaved(created.key, created.secret);
       } else {
-        const saved = await api<{ key: ApiKey }>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'PATCH', body });
+        const saved = await api<OneKey>(`/keys/${encodeURIComponent(apiKey.id)}`, { method: 'PATCH', body });
         onSaved(saved.key, '');
       }
     } catch (err) {
