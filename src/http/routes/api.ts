@@ -10,11 +10,11 @@ import type { TakenRequests } from '../../limits/account-limits.js';
 import { assertJsonBounds } from '../json-bounds.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
 import type { TypeBoxTypeProvider } from '../typebox.js';
-import { chatCompletionsRoute } from './chat-completions.js';
-import { messagesRoute } from './messages.js';
-import { completionsRoute } from './completions.js';
-import { embeddingsRoute } from './embeddings.js';
-import { responsesRoute } from './responses.js';
+import { chatCompletionsRoute } from '../../chat/http/chat-completions-route.js';
+import { messagesRoute } from '../../anthropic/http/messages-route.js';
+import { completionsRoute } from '../../completions/http/completions-route.js';
+import { embeddingsRoute } from '../../embeddings/http/embeddings-route.js';
+import { responsesRoute } from '../../responses/http/responses-route.js';
 import { modelRoutes } from './models.js';
 
 export interface ApiPrincipal extends Principal {

@@ -2,12 +2,12 @@
 // upstreams' /embeddings. Billed for input tokens only; never streamed.
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services.js';
-import { validateEmbeddingsRequest, type EmbeddingsRequest } from '../../embeddings/embeddings-request.js';
+import { validateEmbeddingsRequest, type EmbeddingsRequest } from '../embeddings-request.js';
 import { planInput } from '../../chat/plan.js';
 import { andThen } from '../../maybe-promise.js';
 import { embedderOf } from '../../models/catalog.js';
 import { countTextsTokens } from '../../models/tokens.js';
-import { API_ERROR_SURFACE, meteredRoute, type MeteredEndpoint } from '../metered-route.js';
+import { API_ERROR_SURFACE, meteredRoute, type MeteredEndpoint } from '../../http/metered-route.js';
 
 const EMBEDDINGS: MeteredEndpoint<EmbeddingsRequest> = {
   endpoint: 'embeddings',

@@ -6,16 +6,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services.js';
 import { planOutput, planTokens, type TokenPlan } from '../../chat/plan.js';
-import { textCompletionJson, TextCompletionSink } from '../../completions/completion-body.js';
-import { DEFAULT_COMPLETION_MAX_TOKENS, validateCompletionsRequest, type CompletionsRequest } from '../../completions/completions-request.js';
+import { textCompletionJson, TextCompletionSink } from '../completion-body.js';
+import { DEFAULT_COMPLETION_MAX_TOKENS, validateCompletionsRequest, type CompletionsRequest } from '../completions-request.js';
 import { andThen, type MaybePromise } from '../../maybe-promise.js';
 import type { BackendCall } from '../../models/backend.js';
 import { chatBackendOf, type ModelEntry } from '../../models/catalog.js';
 import { countTextsTokens } from '../../models/tokens.js';
 import { withFieldNames } from '../../validation/body-fields.js';
-import { chatBackendCall } from '../chat-call.js';
-import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
-import { OPENAI_CHAT_FRAMING } from '../sse.js';
+import { chatBackendCall } from '../../http/chat-call.js';
+import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../../http/metered-route.js';
+import { OPENAI_CHAT_FRAMING } from '../../http/sse.js';
 
 const COMPLETIONS: MeteredEndpoint<CompletionsRequest> = {
   endpoint: 'completions',

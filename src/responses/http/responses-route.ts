@@ -7,12 +7,12 @@ import type { AppServices } from '../../services.js';
 import { andThen } from '../../maybe-promise.js';
 import type { ResponsesCall } from '../../models/backend.js';
 import { chatBackendOf } from '../../models/catalog.js';
-import { ResponseEventSink, ResponseShape, responseJson } from '../../responses/response-body.js';
-import { planResponse } from '../../responses/responses-plan.js';
-import { chatOf, validateResponsesRequest, type ResponsesRequest } from '../../responses/responses-request.js';
-import { chatBackendCall } from '../chat-call.js';
-import { renderError } from '../error-reply.js';
-import { API_ERROR_SURFACE, meteredRoute, type ErrorSurface, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
+import { ResponseEventSink, ResponseShape, responseJson } from '../response-body.js';
+import { planResponse } from '../responses-plan.js';
+import { chatOf, validateResponsesRequest, type ResponsesRequest } from '../responses-request.js';
+import { chatBackendCall } from '../../http/chat-call.js';
+import { renderError } from '../../http/error-reply.js';
+import { API_ERROR_SURFACE, meteredRoute, type ErrorSurface, type MeteredCall, type MeteredEndpoint } from '../../http/metered-route.js';
 
 /**
  * Errors before the stream are the spec's unified body. Mid-stream, the Responses API's

@@ -1,12 +1,12 @@
 // Anthropic's events for a streamed POST /messages: the backend's chat chunks, translated
 // as they come, written as named events (`event: <type>`) on the path's event stream.
 // Anthropic's stream has no `[DONE]`: message_stop, from `finish`, ends the message.
-import type { ChatChunkBody } from '../anthropic/chat-wire.js';
-import type { AnthropicStreamEvent } from '../anthropic/messages-wire.js';
-import type { ChatToAnthropicStream } from '../anthropic/stream-translation.js';
-import type { Usage } from '../billing/usage.js';
-import type { ChunkSink } from '../models/backend.js';
-import type { EventStream } from './sse.js';
+import type { ChatChunkBody } from '../chat-wire.js';
+import type { AnthropicStreamEvent } from '../messages-wire.js';
+import type { ChatToAnthropicStream } from '../stream-translation.js';
+import type { Usage } from '../../billing/usage.js';
+import type { ChunkSink } from '../../models/backend.js';
+import type { EventStream } from '../../http/sse.js';
 
 export class AnthropicEventSink implements ChunkSink {
   constructor(

@@ -1,17 +1,17 @@
 // POST chat/completions: OpenAI's chat request as it is, answered by the model's chat
 // backend and sent back as the backend wrote it. The path it shares with every metered
-// endpoint (admission, credit, the bill, streaming) is metered-route.ts.
+// endpoint (admission, credit, the bill, streaming) is http/metered-route.ts.
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../services.js';
-import type { ChatRequest } from '../../chat/chat-request.js';
-import { planTokens } from '../../chat/plan.js';
-import { validateChatRequest } from '../../chat/validate.js';
+import type { ChatRequest } from '../chat-request.js';
+import { planTokens } from '../plan.js';
+import { validateChatRequest } from '../validate.js';
 import type { BackendCall } from '../../models/backend.js';
 import { chatBackendOf } from '../../models/catalog.js';
 import { usageChunkJson } from '../../models/openai-body.js';
-import { chatBackendCall } from '../chat-call.js';
-import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
-import { OPENAI_CHAT_FRAMING } from '../sse.js';
+import { chatBackendCall } from '../../http/chat-call.js';
+import { API_ERROR_SURFACE, meteredRoute, type MeteredCall, type MeteredEndpoint } from '../../http/metered-route.js';
+import { OPENAI_CHAT_FRAMING } from '../../http/sse.js';
 
 const CHAT_COMPLETIONS: MeteredEndpoint<ChatRequest> = {
   endpoint: 'chat',

@@ -3,10 +3,10 @@
 // `{"type":"error","error":{"type":...,"message":...},"request_id":...}`, so its SDKs raise
 // the error class of the status. Validation failures name their fields in the message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { anthropicErrorBody } from '../anthropic/error-types.js';
-import type { AnthropicErrorBody } from '../anthropic/messages-wire.js';
-import { keepConnectionAfterUnreadBody, logFailure } from './error-handler.js';
-import { reasonOf, renderError, type ErrorReply } from './error-reply.js';
+import { anthropicErrorBody } from '../error-types.js';
+import type { AnthropicErrorBody } from '../messages-wire.js';
+import { keepConnectionAfterUnreadBody, logFailure } from '../../http/error-handler.js';
+import { reasonOf, renderError, type ErrorReply } from '../../http/error-reply.js';
 
 export interface AnthropicErrorReply {
   status: number;

@@ -1,18 +1,18 @@
 // POST /messages: Anthropic's Messages API, served by any model in the catalogue that
 // serves chat. The request is checked in Anthropic's terms and translated to a chat
-// request, which takes the metered path every endpoint shares (metered-route.ts); the
+// request, which takes the metered path every endpoint shares (http/metered-route.ts); the
 // answer, whole or event by event, is translated back. POST /messages/count_tokens counts
 // a request's prompt, unmetered. Every refusal, the API hooks'
-// included, is Anthropic's error shape (anthropic-error-reply.ts), and the key may come
+// included, is Anthropic's error shape (error-reply.ts), and the key may come
 // in `x-api-key` as well as a Bearer token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../services.js';
-import type { ChatCompletionBody } from '../../anthropic/chat-wire.js';
-import { anthropicToChatRequest } from '../../anthropic/request-translation.js';
-import { anthropicUsage, chatCompletionToAnthropic } from '../../anthropic/response-translation.js';
-import { ChatToAnthropicStream } from '../../anthropic/stream-translation.js';
-import { validateMessagesRequest } from '../../anthropic/validate-request.js';
-import type { AnthropicRequest } from '../../anthropic/messages-wire.js';
+import type { ChatCompletionBody } from '../chat-wire.js';
+import { anthropicToChatRequest } from '../request-translation.js';
+import { anthropicUsage, chatCompletionToAnthropic } from '../response-translation.js';
+import { ChatToAnthropicStream } from '../stream-translation.js';
+import { validateMessagesRequest } from '../validate-request.js';
+import type { AnthropicRequest } from '../messages-wire.js';
 import type { ChatRequest } from '../../chat/chat-request.js';
 import type { BackendCall } from '../../models/backend.js';
 import { assertKeyAllowsModel } from '../../auth/key-controls.js';
@@ -23,10 +23,10 @@ import { ValidationError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
 import { andThen } from '../../maybe-promise.js';
 import { chatBackendOf, type ModelEntry } from '../../models/catalog.js';
-import { renderAnthropicError, sendAnthropicError } from '../anthropic-error-reply.js';
-import { AnthropicEventSink } from '../anthropic-sse.js';
-import { chatBackendCall } from '../chat-call.js';
-import { meteredRoute, requireJsonBody, type ErrorSurface, type MeteredCall, type MeteredEndpoint } from '../metered-route.js';
+import { renderAnthropicError, sendAnthropicError } from './error-reply.js';
+import { AnthropicEventSink } from './sse.js';
+import { chatBackendCall } from '../../http/chat-call.js';
+import { meteredRoute, requireJsonBody, type ErrorSurface, type MeteredCall, type MeteredEndpoint } from '../../http/metered-route.js';
 
 /** Anthropic's versions are dates; its SDKs always send one. */
 const ANTHROPIC_VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
