@@ -202,3 +202,16 @@ redis.call('XADD', stream, '*', 'account', account, 'cost', charged, 'pending', 
 redis.call('SET', marker, charged, 'PX', ${SETTLED_MARKER_MS})
 return charged
 `);
+
+/**
+ * An admission given up on (its reply timed out, so the request was refused with 503), in
+ * case Redis ran it after all: its slot and holds given back. Does nothing to one that
+ * never ran, so it may be sent again.
+ * KEYS: the slots, then per hold (a balance or budget row) its three keys. ARGV: lease.
+ */
+export const RELEASE = `${ROWS}
+local lease = ARGV[1]
+redis.call('ZREM', KEYS[1], lease)
+for i = 2, #KEYS, 3 do release_hold(KEYS[i], KEYS[i + 1], KEYS[i + 2], lease) end
+return 1
+`;

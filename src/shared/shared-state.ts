@@ -9,7 +9,7 @@ import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
 import { balanceRow, budgetRow, rateRow, rowsArguments, slotsRow, type CounterRow } from './counter-rows.js';
-import { ADMIT, SETTLE } from './counter-scripts.js';
+import { ADMIT, RELEASE, SETTLE } from './counter-scripts.js';
 import { RecentSettlements, watchGeneration } from './empty-restart.js';
 import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import type { RateLimitDecision } from '../limits/limiter.js';
@@ -19,14 +19,14 @@ import type { UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
 import { SharedKeySpend } from './shared-key-spend.js';
 import { GIVE_BACK_REQUEST, LIMITS, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
-import { MIRROR, RELEASE, RENEW } from './upkeep-scripts.js';
+import { MIRROR, RENEW } from './upkeep-scripts.js';
 
 const takeRequestScript = new LuaScript(TAKE_REQUEST);
 const mirrorScript = new LuaScript(MIRROR);
 const renewScript = new LuaScript(RENEW);
 const limitsScript = new LuaScript(LIMITS);
 const snapshotScript = new LuaScript(SNAPSHOT);
-export const releaseScript = new LuaScript(RELEASE);
+const releaseScript = new LuaScript(RELEASE);
 const giveBackScript = new LuaScript(GIVE_BACK_REQUEST);
 
 /** A reservation (and concurrency slot) held in Redis until settled or its lease runs out. */

@@ -1,7 +1,7 @@
 // The scripts of shared mode that keep its state in step with the store and with the
-// instances' leases, beside admission and settlement (scripts.ts, which describes the keys):
-// a batch opened and, once stored, acknowledged; a balance mirrored; leases renewed; an
-// abandoned admission given back.
+// instances' leases, beside admission and settlement (scripts.ts describes the keys,
+// counter-scripts.ts admits, settles and gives back an abandoned admission): a batch opened
+// and, once stored, acknowledged; a balance mirrored; leases renewed.
 
 /**
  * The stored balance moved to a read of the store at `version`, and the charges that read
@@ -114,26 +114,5 @@ local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonum
 for i = 2, #ARGV do
   for _, leases in ipairs(KEYS) do redis.call('ZADD', leases, 'XX', expiry, ARGV[i]) end
 end
-return 1
-`;
-
-/**
- * An admission given up on (its reply timed out, so the request was refused with 503), in
- * case Redis ran it after all: its slot and holds given back. Does nothing to one that
- * never ran, so it may be sent again.
- * KEYS: the slots, then per hold (the account's, a key's) its hash, leases and amounts.
- * ARGV: lease.
- */
-export const RELEASE = `
-local lease = ARGV[1]
-local function give_back(hash, leases, amounts)
-  local amount = redis.call('HGET', amounts, lease)
-  if not amount then return end
-  redis.call('HDEL', amounts, lease)
-  redis.call('ZREM', leases, lease)
-  if redis.call('EXISTS', hash) == 1 then redis.call('HINCRBY', hash, 'reserved', -tonumber(amount)) end
-end
-redis.call('ZREM', KEYS[1], lease)
-for i = 2, #KEYS, 3 do give_back(KEYS[i], KEYS[i + 1], KEYS[i + 2]) end
 return 1
 `;
