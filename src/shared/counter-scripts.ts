@@ -51,12 +51,13 @@ end
  * A script that runs one item's body for each of several items in order, in one call, so
  * the admissions (or settlements) an instance has at one moment cost one round trip and one
  * script run between them, and each is still decided atomically after the one before it.
- * The body reads its item's KEYS and ARGV as a lone script would.
+ * The body reads its item's KEYS and ARGV as a lone script would; `kinds` is defined once
+ * per call, before the items (what each kind of row does).
  * KEYS: each item's keys in turn. ARGV: per item, its key count, its arg count, its args.
  * Returns the items' replies, in order.
  */
-function batched(body: string): string {
-  return `${PRELUDE}${KEY_SPEND}${ROWS}
+function batched(kinds: string, body: string): string {
+  return `${PRELUDE}${KEY_SPEND}${ROWS}${kinds}
 local function one(KEYS, ARGV)
 ${body}
 end
@@ -82,10 +83,10 @@ return replies
  * reset, retry after; balance and budget: available, what is left before holds), or
  * {'load', row index}: the row's state must be read from the store first.
  */
-export const ADMIT = batched(`
-local lease, expiry, worst = ARGV[1], now + tonumber(ARGV[2]), tonumber(ARGV[3])
-local rows = rows_of(KEYS, ARGV, 4)
-
+export const ADMIT = batched(
+  `
+-- Per kind: check(row, item) returns a refusal or nothing, taking nothing; take(row, item)
+-- takes the row's share and returns its two reply values.
 local check = {
   slots = function(row)
     redis.call('ZREMRANGEBYSCORE', row.keys[1], '-inf', now)
@@ -97,44 +98,47 @@ local check = {
     row.new_tat, row.interval = new_tat, interval
     if not ok then return {'refused', limit, remaining(tat, interval), reset_sec(tat), retry_after(new_tat)} end
   end,
-  balance = function(row)
+  balance = function(row, item)
     local credit = row.keys[1]
     if redis.call('EXISTS', credit) == 0 then return {'load'} end
     release_leases(credit, row.keys[2], row.keys[3])
     local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
     row.balance = tonumber(state[1]) - tonumber(state[2] or '0')
     local available = row.balance - tonumber(state[3] or '0')
-    if not fits(available, worst) then return {'refused', math.max(0, available), row.balance} end
+    if not fits(available, item.worst) then return {'refused', math.max(0, available), row.balance} end
   end,
-  budget = function(row)
+  budget = function(row, item)
     local spend = row.keys[1]
     local spent = key_spent(spend, row.b)
     if not spent then return {'load'} end
     release_leases(spend, row.keys[2], row.keys[3])
     local unspent = tonumber(row.a) - spent
     local available = unspent - tonumber(redis.call('HGET', spend, 'reserved') or '0')
-    if not fits(available, worst) then return {'refused', math.max(0, available), unspent} end
+    if not fits(available, item.worst) then return {'refused', math.max(0, available), unspent} end
   end,
 }
 
 local take = {
-  slots = function(row) redis.call('ZADD', row.keys[1], expiry, lease) end,
+  slots = function(row, item) redis.call('ZADD', row.keys[1], item.expiry, item.lease) end,
   rate = function(row)
     if tonumber(row.b) > 0 then set_tat(row.keys[1], row.new_tat) end
     return remaining(row.new_tat, row.interval), reset_sec(row.new_tat)
   end,
-  balance = function(row)
-    hold(row.keys[1], row.keys[2], row.keys[3], lease, expiry, worst)
+  balance = function(row, item)
+    hold(row.keys[1], row.keys[2], row.keys[3], item.lease, item.expiry, item.worst)
     return row.balance
   end,
-  budget = function(row)
-    hold(row.keys[1], row.keys[2], row.keys[3], lease, expiry, worst)
+  budget = function(row, item)
+    hold(row.keys[1], row.keys[2], row.keys[3], item.lease, item.expiry, item.worst)
     redis.call('PEXPIRE', row.keys[1], KEY_SPEND_TTL_MS)
   end,
 }
-
+`,
+  `
+local item = { lease = ARGV[1], expiry = now + tonumber(ARGV[2]), worst = tonumber(ARGV[3]) }
+local rows = rows_of(KEYS, ARGV, 4)
 for i, row in ipairs(rows) do
-  local refusal = check[row.kind](row)
+  local refusal = check[row.kind](row, item)
   if refusal then
     table.insert(refusal, 2, i - 1)
     return refusal
@@ -142,12 +146,13 @@ for i, row in ipairs(rows) do
 end
 local reply = {'ok'}
 for _, row in ipairs(rows) do
-  local a, b = take[row.kind](row)
+  local a, b = take[row.kind](row, item)
   reply[#reply + 1] = a or 0
   reply[#reply + 1] = b or 0
 end
 return reply
-`);
+`,
+);
 
 const SETTLED_MARKER_MS = 6 * 60 * 60 * 1000;
 
@@ -156,21 +161,18 @@ const SETTLED_MARKER_MS = 6 * 60 * 60 * 1000;
  * tokens per minute (a rate row's cost), the cost charged by the balance row (from the hold
  * and beyond it from what is available, never below 0, into pending) and that charge counted
  * by the budget rows after it; then the usage record appended to the stream with what was
- * charged. Without a balance row (no mirror) the store charges it, cut at the stored
+ * charged. For an account without a mirror the store charges it, cut at the stored
  * balance. Once per lease: the settlement's marker (kept SETTLED_MARKER_MS, far beyond any
  * retry of it) makes a retry whose first try ran change nothing.
  * ARGV: lease id, cost, account id, record (JSON), then the rows. KEYS: the rows' keys, the
  * stream, the marker. Replies what was charged.
  */
-export const SETTLE = batched(`
-local lease, cost, account, record = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local stream, marker = KEYS[#KEYS - 1], KEYS[#KEYS]
-local done = redis.call('GET', marker)
-if done then return tonumber(done) end
-local charged, counted = cost, 0
-
+export const SETTLE = batched(
+  `
+-- Per kind: settle(row, item) releases the row's share and counts the usage; the balance
+-- row sets item.charged (and item.counted, what it put in pending), the rows after it count that.
 local settle = {
-  slots = function(row) redis.call('ZREM', row.keys[1], lease) end,
+  slots = function(row, item) redis.call('ZREM', row.keys[1], item.lease) end,
   rate = function(row)
     local tokens = tonumber(row.b)
     if tokens > 0 then
@@ -178,30 +180,37 @@ local settle = {
       set_tat(row.keys[1], new_tat)
     end
   end,
-  balance = function(row)
+  balance = function(row, item)
     local credit = row.keys[1]
-    release_hold(credit, row.keys[2], row.keys[3], lease)
-    if cost <= 0 or redis.call('EXISTS', credit) == 0 then return end
+    release_hold(credit, row.keys[2], row.keys[3], item.lease)
+    if item.cost <= 0 or redis.call('EXISTS', credit) == 0 then return end
     local state = redis.call('HMGET', credit, 'stored', 'pending', 'reserved')
     local available = tonumber(state[1]) - tonumber(state[2] or '0') - tonumber(state[3] or '0')
-    charged = math.min(cost, math.max(0, available))
-    if charged > 0 then
-      redis.call('HINCRBY', credit, 'pending', charged)
-      counted = charged
+    item.charged = math.min(item.cost, math.max(0, available))
+    if item.charged > 0 then
+      redis.call('HINCRBY', credit, 'pending', item.charged)
+      item.counted = item.charged
     end
   end,
-  budget = function(row)
+  budget = function(row, item)
     local spend = row.keys[1]
-    release_hold(spend, row.keys[2], row.keys[3], lease)
-    if charged > 0 and key_spent(spend, row.b) then redis.call('HINCRBY', spend, 'spent', charged) end
+    release_hold(spend, row.keys[2], row.keys[3], item.lease)
+    if item.charged > 0 and key_spent(spend, row.b) then redis.call('HINCRBY', spend, 'spent', item.charged) end
   end,
 }
-
-for _, row in ipairs(rows_of(KEYS, ARGV, 5)) do settle[row.kind](row) end
-redis.call('XADD', stream, '*', 'account', account, 'cost', charged, 'pending', counted, 'record', record)
-redis.call('SET', marker, charged, 'PX', ${SETTLED_MARKER_MS})
-return charged
-`);
+`,
+  `
+local marker = KEYS[#KEYS]
+local done = redis.call('GET', marker)
+if done then return tonumber(done) end
+local cost = tonumber(ARGV[2])
+local item = { lease = ARGV[1], cost = cost, charged = cost, counted = 0 }
+for _, row in ipairs(rows_of(KEYS, ARGV, 5)) do settle[row.kind](row, item) end
+redis.call('XADD', KEYS[#KEYS - 1], '*', 'account', ARGV[3], 'cost', item.charged, 'pending', item.counted, 'record', ARGV[4])
+redis.call('SET', marker, item.charged, 'PX', ${SETTLED_MARKER_MS})
+return item.charged
+`,
+);
 
 /**
  * An admission given up on (its reply timed out, so the request was refused with 503), in
