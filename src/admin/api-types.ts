@@ -18,6 +18,10 @@ export interface AdminAccount {
   subscription_status: string;
   /** Every price × this / 1,000,000 for the account, beside its tier's multiplier. */
   price_multiplier_ppm: number;
+  /** Whether it may call the API, and why not (billing/tiers.ts standingOf): ok | complimentary | past_due | suspended | subscription_required | subscription_lapsed. */
+  standing: string;
+  /** A complimentary plan's end (null: none, or no comp). */
+  comp_until: string | null;
   created_at: string;
   balance_micros: number;
 }
@@ -31,6 +35,12 @@ export interface AccountPage {
 
 export interface OneAccount {
   account: AdminAccount;
+}
+
+export interface TierChange {
+  account: AdminAccount;
+  /** Set when the new tier needs a subscription the account lacks: every API call will be refused. */
+  warning: string | null;
 }
 
 export interface AccountDetail {
@@ -56,6 +66,19 @@ export interface AdminKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The key's own limits within its account's; each null when unset. */
+  controls: AdminKeyControls;
+}
+
+export interface AdminKeyControls {
+  expires_at: string | null;
+  /** Glob patterns. */
+  allowed_models: string[] | null;
+  /** CIDR ranges. */
+  allowed_ips: string[] | null;
+  rpm: number | null;
+  credit_limit_micros: number | null;
+  credit_limit_period: 'total' | 'month' | null;
 }
 
 export interface KeyList {
@@ -70,6 +93,33 @@ export interface CreatedKey {
 
 export interface OneKey {
   key: AdminKey;
+}
+
+/** One request of an account: answered by a model, or refused before any. */
+export interface AdminRequestLogEntry {
+  id: string;
+  request_id: string;
+  at: string;
+  key_id: string;
+  key_name: string;
+  model: string | null;
+  status: number;
+  /** A refusal's reason: a 403's reason, or the error's code; a 422's names its fields (validation_failed:messages). */
+  reason: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_micros: number;
+  streamed: boolean;
+  /** Refused before any model. */
+  refused: boolean;
+}
+
+export interface AdminRequestLog {
+  /** request_log.retention_days: refusals older than this are gone. */
+  retention_days: number;
+  requests: AdminRequestLogEntry[];
+  /** The next page's before; null on the last. */
+  next: string | null;
 }
 
 export interface AdminLedgerEntry {
@@ -90,6 +140,8 @@ export interface CreditsChanged {
 export interface Ledger {
   balance_micros: number;
   entries: AdminLedgerEntry[];
+  /** The next page's before_id; null on the last. */
+  next_before_id: number | null;
 }
 
 export interface AdminCode {
@@ -124,10 +176,11 @@ export type AuditValue = string | number | boolean | null | string[];
 
 export interface AdminAuditEntry {
   id: number;
-  /** kind: cli | admin_key | operator */
-  actor: { kind: string; id: string };
+  /** kind: cli | admin_key | operator; name: an operator's email or an admin key's name, null when unknown. */
+  actor: { kind: string; id: string; name: string | null };
   action: string;
-  target: { kind: string; id: string };
+  /** kind: account | key | code | admin_key; name: an account's email, a key's name, null when unknown. */
+  target: { kind: string; id: string; name: string | null };
   before: Record<string, AuditValue> | null;
   after: Record<string, AuditValue> | null;
   created_at: string;
@@ -158,8 +211,10 @@ export interface UsageTotals {
 
 export interface UsageReportDay extends UsageTotals {
   date: string;
-  /** Top-ups and subscription credits. */
+  /** Paid: top-ups and subscription credits. */
   credits_sold_micros: number;
+  /** From redemption codes (free, not sold). */
+  credits_redeemed_micros: number;
   credits_granted_micros: number;
 }
 
@@ -180,7 +235,10 @@ export interface UsageByKey extends UsageTotals {
 
 export interface UsageByStatus {
   status: number;
+  /** Refusals included. */
   requests: number;
+  /** Of requests, refused before any model. */
+  refused: number;
 }
 
 export interface UsageReport {

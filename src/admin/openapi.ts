@@ -1,6 +1,7 @@
 // The admin API's OpenAPI document, built by @fastify/swagger from the same TypeBox schemas
 // that validate requests and serialize replies, served at /api/admin/v1/openapi.json.
 import type { SwaggerOptions } from '@fastify/swagger';
+import { documentErrors } from './openapi-errors.js';
 
 export const OPENAPI_OPTIONS: SwaggerOptions = {
   openapi: {
@@ -24,6 +25,6 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
     },
     security: [{ adminKey: [] }, { operatorSession: [] }],
   },
-  // Paths in the document are relative to the server above.
-  transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/api\/admin\/v1/, '') || '/' }),
+  // Paths in the document are relative to the server above; each operation lists its scope and errors.
+  transform: ({ schema, url, route }) => ({ schema: documentErrors(schema, route), url: url.replace(/^\/api\/admin\/v1/, '') || '/' }),
 };

@@ -18,6 +18,7 @@ import { codeRoutes } from './routes/codes.js';
 import { creditRoutes } from './routes/credits.js';
 import { keyRoutes } from './routes/keys.js';
 import { reportRoutes } from './routes/reports.js';
+import { requestLogRoutes } from './routes/requests.js';
 
 /** `callers` finds who calls: admin keys (stamped when used) and operators' sessions. */
 export function adminRoutes(services: AppServices, metrics: Metrics, callers: AdminCallerLookup): FastifyPluginAsync {
@@ -63,6 +64,7 @@ export function adminRoutes(services: AppServices, metrics: Metrics, callers: Ad
     creditRoutes(routes, context);
     codeRoutes(routes, context);
     reportRoutes(routes, context);
+    requestLogRoutes(routes, context);
     routes.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => admin.swagger());
     // Ahead of the web app's page catch-all: a GET that misses here is the admin API's 404.
     admin.get('/*', { config: { catchAll: true, public: true }, schema: { hide: true } }, async (request) => {

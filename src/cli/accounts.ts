@@ -1,6 +1,8 @@
 // lmgate accounts create | list | show | suspend | reactivate | set-tier | set-price-multiplier | set-role | set-password | reset-link
+import { storedBalances } from '../billing/balances.js';
 import { multiplierPpm } from '../billing/pricing.js';
-import { Tiers } from '../billing/tiers.js';
+import { lacksNeededSubscription, subscriptionWarning, Tiers } from '../billing/tiers.js';
+import { describeExpiry, parseExpiry } from '../expiry.js';
 import type { Config } from '../config/schema.js';
 import { Commands } from '../commands/commands.js';
 import { configuredOrigin, linkTo, RESET_PAGE_PATH } from '../auth/account-links.js';
@@ -39,7 +41,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         return 0;
       case 'show': {
         const account = await requireAccount(store, ref);
-        printRecord(io, args.json, { ...accountView(account), ...balanceFields(await store.balanceOf(account.id)) });
+        printRecord(io, args.json, { ...accountView(account), ...balanceFields((await storedBalances(store).of(account.id)).balanceMicros) });
         return 0;
       }
       case 'suspend':
@@ -53,7 +55,10 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
         const account = await requireAccount(store, ref);
         if (!value) throw new CliError('accounts set-tier needs an account and a tier');
         assertTier(config, value);
-        printRecord(io, args.json, accountView(await new Commands(store).accounts.setTier(account.id, value, cliActor())));
+        const updated = await new Commands(store).accounts.setTier(account.id, value, cliActor(), compOf(args));
+        printRecord(io, args.json, accountView(updated));
+        const tier = tiers.of(updated);
+        if (lacksNeededSubscription(updated, tier)) io.err(subscriptionWarning(updated, tier.name));
         return 0;
       }
       case 'set-price-multiplier': {
@@ -95,6 +100,19 @@ function assertTier(config: Config, tier: string): void {
   if (!(tier in config.tiers)) throw new CliError(`no tier "${tier}" (configured: ${Object.keys(config.tiers).join(', ')})`);
 }
 
+/** `--comp [--until DATE]`: the tier without its subscription, until the end of DATE (UTC) or a full ISO time. */
+function compOf(args: ParsedCommand): { until: string | null } | undefined {
+  const untilText = stringFlag(args, 'until');
+  if (args.flags.comp !== true) {
+    if (untilText !== undefined) throw new CliError('accounts set-tier: --until goes with --comp');
+    return undefined;
+  }
+  if (untilText === undefined) return { until: null };
+  const parsed = parseExpiry(untilText);
+  if ('problem' in parsed) throw new CliError(parsed.problem === 'past' ? `--until ${untilText} has passed` : `--until takes a date (YYYY-MM-DD) or an ISO 8601 time, not ${JSON.stringify(untilText)}`);
+  return { until: parsed.expiresAt };
+}
+
 /** `1.2` for 20 % more than the configured prices, `0.9` for 10 % off. */
 function multiplierOf(value: string | undefined): number {
   if (value === undefined || !/^\d+(\.\d+)?$/.test(value)) throw new CliError('accounts set-price-multiplier needs an account and a multiplier, e.g. 0.9 (10 % off) or 1.2 (20 % more)');
@@ -117,6 +135,8 @@ function accountRecord(account: Account, tiers: Tiers): Record<string, unknown> 
     price_multiplier: account.priceMultiplierPpm / 1_000_000,
     role: account.role,
     subscription_status: account.subscriptionStatus,
+    // A complimentary plan: the tier without its subscription, until then ('none': no end).
+    ...(account.comp?.tier === account.tier ? { comp_until: describeExpiry(account.comp.until) } : {}),
     created_at: account.createdAt,
   };
 }

@@ -3,6 +3,7 @@
 // Every change is a ledger entry (DESIGN "Money is a ledger"); the store moves the balance
 // in the same transaction and records a 'balance' change event, so running instances
 // re-read the balance.
+import { storedBalances } from '../billing/balances.js';
 import { formatCredits } from '../money.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
@@ -48,7 +49,7 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
         // One more than shown tells whether older entries were left out.
         const entries = await store.listLedger(account.id, { limit: limit + 1 });
         const shown = entries.slice(0, limit);
-        const balance = balanceFields(await store.balanceOf(account.id));
+        const balance = balanceFields((await storedBalances(store).of(account.id)).balanceMicros);
         if (args.json) {
           io.out(JSON.stringify({ account_id: account.id, email: account.email, ...balance, entries: shown.map(entryView) }));
           return 0;

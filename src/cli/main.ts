@@ -1,8 +1,10 @@
 // `lmgate <command>`: the operator's tool. Reads the same config and environment as the
 // server, so it works on SQLite and PostgreSQL alike, beside running instances.
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { InsecureListenError } from '../http/transport-policy.js';
+import { findConnectionError } from '../store/connection-error.js';
 import { NotFoundInStoreError } from '../store/store.js';
 import { accountsCommand } from './accounts.js';
 import { adminKeysCommand } from './admin-keys.js';
@@ -11,55 +13,12 @@ import { auditCommand } from './audit.js';
 import { codesCommand } from './codes.js';
 import { CliError, loadConfig, processIo, type CliIo } from './context.js';
 import { creditsCommand } from './credits.js';
+import { helpFor, isCommand, OVERVIEW_HELP } from './help.js';
 import { keysCommand } from './keys.js';
 import { migrate } from './migrate.js';
 import { paymentsCommand } from './payments.js';
 import { storeCommand } from './store-copy.js';
 import { upstreamsCommand } from './upstreams.js';
-
-const USAGE = `usage: lmgate <command> [options]   (every command takes --json)
-
-  serve [--workers N]                          run the server (what npm start runs); N processes
-                                               sharing the port need shared mode (REDIS_URL)
-  migrate                                      apply pending migrations and exit
-  accounts create --email E [--tier T] [--name N] [--credits N]
-  accounts list | show A | suspend A | reactivate A | set-tier A T | set-price-multiplier A M
-  accounts set-role A operator|customer        operators use the admin API and console
-                                               with their dashboard session
-  accounts set-password A                      the password from stdin, or asked for twice
-  accounts reset-link A                        a one-time link (an hour) to set a new password
-  keys create A [--name N] [controls]          prints the secret once
-  keys update KEY_ID [--name N] [controls]     rename, or change its controls
-  keys list A | revoke KEY_ID
-                                               controls: --expires DATE, --models P,P
-                                               (globs), --ips CIDR,CIDR, --rpm N,
-                                               --credit-limit N or N/month; the
-                                               word none clears one
-  credits grant A N --reason R                 add N credits
-  credits adjust A ±N --reason R               add or take credits, never below zero
-                                               (adjust A -5 --reason R takes 5)
-  credits ledger A [--limit K]                 newest K entries (50) and the balance
-  codes create --credits N [--count K] [--expires DATE]
-                                               redemption codes, printed once
-  codes list                                   every code: its last characters (LMG-…-7K3Q),
-                                               amount, expiry, redeemed by/at
-  codes disable CODE_ID                        the code no longer redeems
-  admin-keys create --scope S[,S] [--name N]   an admin API key (scopes: read, accounts,
-                                               credits, keys); prints the secret once
-  admin-keys list | revoke ID
-  audit [--limit K]                            the newest K admin actions (50)
-  payments list [--limit K]                    payments received through Stripe, newest first
-  payments replay EVENT_ID                     apply a stored Stripe event again (idempotent)
-  upstreams [--url URL]                        each upstream deployment's health, in-flight
-                                               requests, outcomes and latency, as the
-                                               running server sees it (its /metrics)
-  store copy --to URL                          copy the SQLite store into an empty PostgreSQL
-                                               database (postgres://...) and verify it; stop
-                                               the server first, then start it with
-                                               DATABASE_URL=URL
-
-A is an account id or email. N is in credits, up to 6 decimals (1 credit = 1,000,000
-micro-credits).`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -81,7 +40,15 @@ const OPTIONS = {
   workers: { type: 'string' },
   to: { type: 'string' },
   scope: { type: 'string' },
+  comp: { type: 'boolean' },
+  until: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  version: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
+
+/** Options that name a list: given more than once, their values add up (`--scope read --scope keys`). */
+const LIST_OPTIONS = new Set(['scope', 'models', 'ips']);
 
 /** Runs one command; `env` is where config comes from (tests pass their own). */
 export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -91,27 +58,42 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
       args: joinNegativeOptionValues(argv),
       allowPositionals: true,
       strict: true,
-      options: OPTIONS,
+      // Every option may repeat here, so that a repeat is seen: flagsOf adds lists up and refuses the rest.
+      options: Object.fromEntries(Object.entries(OPTIONS).map(([name, option]) => [name, { ...option, multiple: true }])),
     });
   } catch (err) {
-    io.err(`${(err as Error).message}\n\n${USAGE}`);
+    io.err(`lmgate: ${optionProblem(err)}\n(lmgate help lists the commands; lmgate COMMAND --help, one command's options)`);
     return 2;
   }
   const [command, ...rest] = parsed.positionals;
-  if (parsed.values.help) {
-    io.out(USAGE);
+  if (parsed.values.version) {
+    io.out(`lmgate ${version()}`);
+    return 0;
+  }
+  if (command === 'help' || parsed.values.help) {
+    const words = command === 'help' ? rest : parsed.positionals;
+    const help = helpFor(words.slice(0, 2));
+    if (help === undefined) {
+      io.err(`lmgate: no command "${words.join(' ')}"\n\n${OVERVIEW_HELP}`);
+      return 2;
+    }
+    io.out(help);
     return 0;
   }
   if (!command) {
     // Running with no command is a mistake, not a request for help: usage goes to stderr.
-    io.err(USAGE);
+    io.err(OVERVIEW_HELP);
     return 2;
   }
-  const args: ParsedCommand = { positionals: rest, flags: parsed.values, json: parsed.values.json === true };
+  if (!isCommand(command)) {
+    io.err(`lmgate: unknown command "${command}"\n\n${OVERVIEW_HELP}`);
+    return 2;
+  }
 
   try {
-    const workers = parsed.values.workers;
-    const config = loadConfig({ env, overrides: workers === undefined ? undefined : { server: { workers: Number(workers) } } });
+    const flags = flagsOf(parsed.values);
+    const args: ParsedCommand = { positionals: rest, flags, json: flags.json === true };
+    const config = loadConfig({ env, overrides: serverOverrides(command, flags) });
     switch (command) {
       case 'serve': {
         // Loaded on demand: the operator commands must not pull in the whole HTTP app
@@ -140,15 +122,81 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
       case 'store':
         return await storeCommand(config, args, io);
       default:
-        throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
+        throw new CliError(`unknown command "${command}"`);
     }
   } catch (err) {
-    if (err instanceof CliError || err instanceof ConfigError || err instanceof InsecureListenError || err instanceof NotFoundInStoreError) {
+    if (
+      err instanceof CliError ||
+      err instanceof ConfigError ||
+      err instanceof InsecureListenError ||
+      err instanceof NotFoundInStoreError
+    ) {
       io.err(`lmgate: ${err.message}`);
+      return 1;
+    }
+    const unreachable = findConnectionError(err);
+    if (unreachable) {
+      io.err(`lmgate: ${unreachable.message}`);
       return 1;
     }
     throw err;
   }
+}
+
+/** parseArgs' own words assume a reader who knows parseArgs. */
+function optionProblem(err: unknown): string {
+  const { code, message } = err as { code?: string; message: string };
+  const option = /'(-[^' ]+)/.exec(message)?.[1];
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? message}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /argument missing/.test(message) ? `${option} needs a value` : `${option} takes no value`;
+    default:
+      return message;
+  }
+}
+
+/** Each option once: a list's repeats joined with commas, any other repeat refused. */
+function flagsOf(values: Record<string, Array<string | boolean> | undefined>): ParsedCommand['flags'] {
+  const flags: ParsedCommand['flags'] = {};
+  for (const [name, given] of Object.entries(values)) {
+    if (given === undefined || given.length === 0) continue;
+    if (typeof given[0] === 'boolean') flags[name] = true;
+    else if (given.length === 1 || LIST_OPTIONS.has(name)) flags[name] = given.join(',');
+    else throw new CliError(`--${name} was given ${given.length} times (${given.map((v) => JSON.stringify(v)).join(', ')}); give it once`);
+  }
+  return flags;
+}
+
+/** `serve --port N --host H --workers N` over the file and the environment. */
+function serverOverrides(command: string, flags: ParsedCommand['flags']): Record<string, unknown> | undefined {
+  const server: Record<string, unknown> = {};
+  const port = flags.port;
+  const host = flags.host;
+  const workers = flags.workers;
+  for (const [name, value] of [['port', port], ['host', host], ['workers', workers]] as const) {
+    if (value !== undefined && command !== 'serve') throw new CliError(`--${name} goes with serve`);
+  }
+  if (typeof port === 'string') {
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535) throw new CliError(`--port: ${JSON.stringify(port)} is not a port number (0 to 65535)`);
+    server.port = Number(port);
+  }
+  if (typeof host === 'string') {
+    if (host.trim() === '') throw new CliError('--host: give an address, e.g. 127.0.0.1 or 0.0.0.0');
+    server.host = host;
+  }
+  if (typeof workers === 'string') {
+    if (!/^\d+$/.test(workers)) throw new CliError(`--workers: ${JSON.stringify(workers)} is not a whole number`);
+    server.workers = Number(workers);
+  }
+  return Object.keys(server).length > 0 ? { server } : undefined;
+}
+
+/** The version in package.json, two folders up from src/cli/ and from dist/cli/ alike. */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 /** Options that take a value; a value may be a negative number (`--amount -5`). */

@@ -7,6 +7,7 @@
 // snapshot stays behind in the file.
 import { existsSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
+import { findConnectionError } from '../store/connection-error.js';
 import { copyStore, StoreCopyError, type StoreCopyReport } from '../store/copy.js';
 import { openPostgres } from '../store/dialects/postgres.js';
 import { openSqlite } from '../store/dialects/sqlite.js';
@@ -36,7 +37,8 @@ export async function storeCommand(config: Config, args: ParsedCommand, io: CliI
     try {
       await target.migrate();
     } catch (err) {
-      throw new CliError(`store copy: cannot prepare ${describeTarget(targetUrl)}: ${(err as Error).message}`);
+      const unreachable = findConnectionError(err);
+      throw new CliError(unreachable ? `store copy: ${unreachable.message}` : `store copy: cannot prepare ${describeTarget(targetUrl)}: ${(err as Error).message}`);
     }
     const report = await copyStore(source.db, target.db).catch((err: unknown) => {
       throw err instanceof StoreCopyError ? new CliError(`store copy: ${err.message}`) : err;

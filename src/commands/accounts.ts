@@ -76,8 +76,13 @@ export class AccountCommands extends CommandSet {
     const action = status === 'suspended' ? 'account.suspend' : 'account.reactivate';
     return this.changeAccount(accountId, actor, action, (tx) => tx.setAccountStatus(accountId, status), (a) => ({ status: a.status }));
   }
-  async setTier(accountId: string, tier: string, actor?: Actor): Promise<Account> {
-    return this.changeAccount(accountId, actor, 'account.set_tier', (tx) => tx.setAccountTier(accountId, tier), (a) => ({ tier: a.tier }));
+  /**
+   * The account's tier. With `comp` it is complimentary: allowed without the subscription
+   * the tier needs, until `comp.until` (null: until the tier changes again); without it, an
+   * earlier comp ends. The audit row records the comp with the tier.
+   */
+  async setTier(accountId: string, tier: string, actor?: Actor, comp?: { until: string | null }): Promise<Account> {
+    return this.changeAccount(accountId, actor, 'account.set_tier', (tx) => tx.setAccountTier(accountId, tier, comp), tierFields);
   }
   /** A discount or a markup for one account, in parts per million (1,000,000: the prices as configured). */
   async setPriceMultiplier(accountId: string, ppm: number, actor: Actor): Promise<Account> {
@@ -102,4 +107,10 @@ export class AccountCommands extends CommandSet {
       return after;
     });
   }
+}
+
+/** What a tier change's audit row shows: the tier, and its comp when there is one. */
+function tierFields(account: Account): Record<string, string> {
+  if (account.comp?.tier !== account.tier) return { tier: account.tier };
+  return { tier: account.tier, comp_until: account.comp.until ?? 'none' };
 }

@@ -3,7 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { knownKeysAt, suggestKey } from './key-suggestion.js';
 import { configSchema, type Config } from './schema.js';
+import { recordWarnings } from './warnings.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -17,6 +19,8 @@ type EnvKind = 'string' | 'int' | 'number' | 'bool' | 'list-or-bool';
 /** Every environment variable lmgate reads, and the setting it overrides. */
 const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string[], kind: EnvKind]> = [
   ['LMGATE_HOST', ['server', 'host'], 'string'],
+  // PORT is what platforms that run Node set; LMGATE_PORT, read after it, wins when both are.
+  ['PORT', ['server', 'port'], 'int'],
   ['LMGATE_PORT', ['server', 'port'], 'int'],
   ['LMGATE_API_HOST', ['server', 'api_host'], 'string'],
   ['LMGATE_TRUST_PROXY', ['server', 'trust_proxy'], 'list-or-bool'],
@@ -53,7 +57,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   const problems: string[] = [];
 
-  const raw = readConfigFile(env, cwd, problems);
+  const file: { path?: string } = {};
+  const raw = readConfigFile(env, cwd, problems, file);
   const envSources = applyEnv(raw, env, problems);
   if (options.overrides) {
     deepMerge(raw, options.overrides);
@@ -69,11 +74,14 @@ export function loadConfig(options: LoadOptions = {}): Config {
         // A value that parsed as an int but is out of range (LMGATE_PORT=70000) fails in the
         // schema; name the variable, since the operator never wrote `server.port` anywhere.
         const variable = envSources.get(path);
+        if (issue.code === 'unrecognized_keys') return `${path || '(root)'}: ${unrecognizedKeys(issue.keys, issue.path)}${file.path ? ` (in ${file.path})` : ''}`;
         return `${path || '(root)'}: ${issue.message}${variable ? ` (from ${variable})` : ''}`;
       }),
     );
   }
-  return deepFreeze(parsed.data);
+  const config = deepFreeze(parsed.data);
+  recordWarnings(config, raw);
+  return config;
 }
 
 /** Secrets referenced by `*_env` names in the config are read here, never inline. */
@@ -81,10 +89,21 @@ export function readSecretEnv(name: string, env: NodeJS.ProcessEnv = process.env
   return env[name];
 }
 
-function readConfigFile(env: NodeJS.ProcessEnv, cwd: string, problems: string[]): Record<string, unknown> {
+/** `Unrecognized key: "prot" (did you mean "port"?)`: each key, with the known key it is likely a typo of. */
+function unrecognizedKeys(keys: readonly string[], path: readonly PropertyKey[]): string {
+  const known = knownKeysAt(configSchema, path);
+  const described = keys.map((key) => {
+    const suggestion = suggestKey(key, known);
+    return `"${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`;
+  });
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${described.join(', ')}`;
+}
+
+function readConfigFile(env: NodeJS.ProcessEnv, cwd: string, problems: string[], file: { path?: string }): Record<string, unknown> {
   const named = env.LMGATE_CONFIG;
   const path = named ? resolve(cwd, named) : ['lmgate.yaml', 'lmgate.yml', 'lmgate.json'].map((f) => resolve(cwd, f)).find(existsSync);
   if (!path) return {};
+  file.path = path;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

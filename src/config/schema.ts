@@ -26,6 +26,12 @@ const price = z
     reasoning: p.reasoning ?? p.output,
   }));
 
+/** The tiers without a `tiers:` in the config. */
+export const DEFAULT_TIERS = {
+  free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
+  pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
+};
+
 /** A price multiplier: 1 is the configured price, 1.2 a 20 % markup, 0.5 half price; kept as integer parts per million. */
 export const priceMultiplier = z
   .number()
@@ -44,7 +50,8 @@ const catalogFields = {
   endpoints: z.array(z.enum(MODEL_ENDPOINTS)).min(1).optional(),
   context: z.number().int().positive().default(128_000), // context length, tokens
   max_output: z.number().int().positive().default(16_384), // output tokens at most
-  price: price.prefault({}),
+  // Absent: free, and `serve` warns at start; `price: 0` makes a free model deliberate.
+  price: z.preprocess((value) => (value === 0 ? {} : value), price).prefault({}),
   owned_by: z.string().default('lmgate'),
   description: z.string().optional(),
 };
@@ -201,7 +208,10 @@ export const configSchema = z
     redis: z
       .object({
         url: z.string().min(1).optional(), // redis://[user:password@]host:port[/db]
-        key_prefix: z.string().min(1).default('lmgate'), // several deployments on one Redis
+        // On every key and channel, so several deployments can share one Redis (a database
+        // number does not separate pub/sub channels). Default: lmgate:<hash of the database
+        // URL without user and password> (shared/deployment-prefix.ts).
+        key_prefix: z.string().min(1).optional(),
         // A reservation or concurrency slot of an instance that died lasts this long.
         lease_seconds: z.number().min(1).max(600).default(30),
       })
@@ -258,12 +268,16 @@ export const configSchema = z
       .prefault({}),
     // How customers reach the operator (an email address or a URL), shown wherever the
     // dashboard tells them to: paid plans without payments, closed sign-up, no mail.
+    // `support: { email, url }` is the full form; `contact` (either, as one string) its
+    // older shorthand. Both unset: the dashboard says "contact the operator" and no more.
+    support: z
+      .object({ email: z.string().email().optional(), url: z.string().url().optional() })
+      .strict()
+      .optional(),
     contact: z.string().min(1).max(500).optional(),
     default_tier: z.string().min(1).default('free'),
-    tiers: z.record(z.string().min(1), tier).prefault({
-      free: { rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-*'], subscription: false, price_month: 0, credits_month: 0 },
-      pro: { rpm: 600, tpm: 2_000_000, concurrency: 32, models: ['*'], subscription: true, price_month: 20, credits_month: 25 },
-    }),
+    // A `tiers:` in the config replaces these whole (`serve` warns of a default one it drops).
+    tiers: z.record(z.string().min(1), tier).prefault(DEFAULT_TIERS),
     // The demo models carry small prices so the meter visibly moves: a default lorem answer
     // (200 tokens) costs about 0.0016 credits, and its worst case (16,384 tokens) 0.13.
     // Told apart by `backend`, so that a mistake is reported where it is, not as "Invalid input".

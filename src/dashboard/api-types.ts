@@ -35,8 +35,8 @@ export interface DashboardConfig {
   passwordResetByMail: boolean;
   /** A sign-up is confirmed by a link mailed to the address before the account exists. */
   verifyEmail: boolean;
-  /** How to reach the operator (an email address or a URL), when configured. */
-  contact: string | null;
+  /** How to reach the operator (config `support`, or `contact`), each null when not configured. */
+  support: { email: string | null; url: string | null };
   baseUrls: string[];
 }
 
@@ -56,8 +56,18 @@ export interface PlanView {
   current: boolean;
 }
 
+/**
+ * Whether the account may call the API and, when not, why (the rule the API refuses by,
+ * billing/tiers.ts). `until`: a complimentary plan's end, or a past-due subscription's grace end.
+ */
+export interface StandingView {
+  state: 'ok' | 'complimentary' | 'past_due' | 'suspended' | 'subscription_required' | 'subscription_lapsed';
+  until: string | null;
+}
+
 export interface Overview {
   account: AccountView;
+  standing: StandingView;
   balanceMicros: number;
   reservedMicros: number;
   plan: PlanView;
@@ -216,6 +226,7 @@ export interface Usage {
 
 export interface Plans {
   current: string;
+  standing: StandingView;
   subscriptionStatus: string;
   plans: PlanView[];
 }

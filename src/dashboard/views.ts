@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../money.js';
-import type { Tier } from '../billing/tiers.js';
+import { standingOf, type Tier } from '../billing/tiers.js';
 import type { Config } from '../config/schema.js';
 import { Nullable, type JsonOf } from '../http/typebox.js';
 import type { Account, ApiKeyRecord } from '../store/store.js';
@@ -63,6 +63,25 @@ export const PlanView = Type.Object({
   current: Type.Boolean(),
 });
 export type PlanView = JsonOf<typeof PlanView, Json.PlanView>;
+
+export const StandingView = Type.Object({
+  state: Type.Union([
+    Type.Literal('ok'),
+    Type.Literal('complimentary'),
+    Type.Literal('past_due'),
+    Type.Literal('suspended'),
+    Type.Literal('subscription_required'),
+    Type.Literal('subscription_lapsed'),
+  ]),
+  until: Nullable(Type.String()),
+});
+export type StandingView = JsonOf<typeof StandingView, Json.StandingView>;
+
+export function standingView(account: Account, tier: Tier): StandingView {
+  const standing = standingOf(account, tier);
+  const until = standing.state === 'complimentary' ? standing.until : standing.state === 'past_due' ? standing.graceUntil : null;
+  return { state: standing.state, until };
+}
 
 /** The signed-in account and the token state-changing calls must carry (sign-in, sign-up, session). */
 export const SessionView = Type.Object({ account: AccountView, csrfToken: Type.String() });

@@ -39,11 +39,16 @@ export function statusOf(err: unknown): number {
   return rowOf(knownError(err)).status;
 }
 
-/** What the request log says a request ending with `err` was refused for: a 403's (or a key's 429's or 402's) reason, else the error's code. */
+/**
+ * What the request log says a request ending with `err` was refused for: a 403's (or a key's
+ * 429's or 402's) reason, a 422's code with the fields its body names
+ * ("validation_failed:messages,temperature"), else the error's code.
+ */
 export function reasonOf(err: unknown): string {
   const known = knownError(err);
   if (known === undefined) return 'unexpected';
   if (known.code === 'forbidden') return known.reason;
+  if (known.code === 'validation_failed') return `${known.code}:${Object.keys(known.fields).join(',')}`;
   return known.code === 'rate_limited' || known.code === 'insufficient_credits' ? (known.reason ?? known.code) : known.code;
 }
 

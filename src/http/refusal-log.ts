@@ -8,6 +8,8 @@ import type { RefusalSink } from '../store/queries.js';
 
 /** A store that cannot keep up loses refusals past this, not memory. */
 const MAX_PENDING = 10_000;
+/** refused_requests.reason's width (a 422 naming many fields is cut). */
+const REASON_CHARS = 60;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class RefusalLog {
@@ -20,7 +22,8 @@ export class RefusalLog {
 
   add(refusal: Omit<RefusedRequest, 'id' | 'createdAt'>): void {
     if (this.pending.length >= MAX_PENDING) return;
-    this.pending.push({ ...refusal, id: newTimeOrderedId('refused'), createdAt: new Date().toISOString() });
+    const reason = refusal.reason?.slice(0, REASON_CHARS) ?? null;
+    this.pending.push({ ...refusal, reason, id: newTimeOrderedId('refused'), createdAt: new Date().toISOString() });
   }
 
   async flush(): Promise<void> {

@@ -1,6 +1,6 @@
 // Accounts and their passwords. A status or tier change records a change event, so every
 // instance drops the account from its cache.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { checkMicros } from '../money.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
@@ -8,7 +8,8 @@ import { newId } from '../ids.js';
 import { appendLedgerEntry } from './ledger.js';
 import { checkLimit, isUniqueViolation, now, type Db } from './sql.js';
 import { EmailTakenError, NotFoundInStoreError, type Account, type AccountPage, type AccountQuery, type AccountRole, type AccountStatus, type NewSignUp, type SubscriptionStatus } from './store.js';
-import type { AccountsTable } from './tables.js';
+import type { AccountsTable, Database } from './tables.js';
+import type { AccountSort } from './admin-store.js';
 
 export interface NewAccount {
   email: string;
@@ -64,7 +65,7 @@ export async function searchAccounts(db: Db, query: AccountQuery): Promise<Accou
     );
   }
   const [rows, count] = await Promise.all([
-    matching.selectAll().orderBy('created_at').orderBy('id').limit(checkLimit(query.limit)).offset(checkLimit(query.offset)).execute(),
+    sortedBy(matching.selectAll(), query.sort ?? 'newest').limit(checkLimit(query.limit)).offset(checkLimit(query.offset)).execute(),
     matching.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return {
@@ -73,12 +74,26 @@ export async function searchAccounts(db: Db, query: AccountQuery): Promise<Accou
   };
 }
 
+/** Each order ends on the id, so that pages neither repeat nor skip an account. */
+function sortedBy<Q extends SelectQueryBuilder<Database, 'accounts', object>>(select: Q, sort: AccountSort): Q {
+  switch (sort) {
+    case 'oldest':
+      return select.orderBy('created_at').orderBy('id') as Q;
+    case 'email':
+      return select.orderBy('email').orderBy('id') as Q;
+    case 'balance':
+      return select.orderBy('balance_micros', 'desc').orderBy('id') as Q;
+    case 'newest':
+      return select.orderBy('created_at', 'desc').orderBy('id', 'desc') as Q;
+  }
+}
+
 /** In the caller's transaction. */
 export async function updateAccount(
   trx: Db,
   dialect: Dialect,
   accountId: string,
-  changes: { status?: AccountStatus; tier?: string; role?: AccountRole; price_multiplier_ppm?: number },
+  changes: { status?: AccountStatus; tier?: string; role?: AccountRole; price_multiplier_ppm?: number; comp_tier?: string | null; comp_until?: string | null },
 ): Promise<Account> {
   const row = await trx
     .updateTable('accounts')
@@ -143,6 +158,8 @@ function newAccountRow(input: NewAccount, at: string): AccountsTable {
     subscription_grace_until: null,
     subscription_cancel_at_period_end: 0,
     role: 'customer',
+    comp_tier: null,
+    comp_until: null,
   };
 }
 
@@ -159,6 +176,7 @@ export function toAccount(row: Selectable<AccountsTable>): Account {
     cancelAtPeriodEnd: Number(row.subscription_cancel_at_period_end) === 1,
     role: row.role === 'operator' ? 'operator' : 'customer',
     priceMultiplierPpm: Number(row.price_multiplier_ppm ?? 1_000_000),
+    comp: row.comp_tier ? { tier: row.comp_tier, until: row.comp_until ?? null } : null,
     createdAt: row.created_at,
   };
 }

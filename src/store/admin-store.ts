@@ -66,9 +66,13 @@ export interface AuditQuery {
   actorId?: string;
 }
 
+/** How a page of accounts is ordered; newest first unless said. */
+export type AccountSort = 'newest' | 'oldest' | 'email' | 'balance';
+
 export interface AccountQuery {
   /** Part of an email, name or id, any case. */
   search?: string;
+  sort?: AccountSort;
   limit: number;
   offset: number;
 }

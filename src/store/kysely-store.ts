@@ -121,8 +121,10 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { status }));
   }
 
-  setAccountTier(accountId: string, tier: string): Promise<Account> {
-    return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { tier }));
+  /** A tier, complimentary (without the subscription it needs) when `comp` says so; any earlier comp ends. */
+  setAccountTier(accountId: string, tier: string, comp?: { until: string | null }): Promise<Account> {
+    const compColumns = { comp_tier: comp ? tier : null, comp_until: comp?.until ?? null };
+    return this.write((trx) => accounts.updateAccount(trx, this.sqlDialect, accountId, { tier, ...compColumns }));
   }
 
   setAccountRole(accountId: string, role: AccountRole): Promise<Account> {

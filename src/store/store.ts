@@ -25,6 +25,7 @@ export interface Account {
   role: AccountRole;
   /** Every price × this / 1,000,000 for the account (a discount or a markup, beside its tier's). */
   priceMultiplierPpm: number;
+  comp: { tier: string; until: string | null } | null; // a tier given without its subscription, until a time or not (billing/tiers.ts)
   createdAt: string;
 }
 
@@ -220,8 +221,8 @@ export interface UsageReport {
   byModel: (UsageReportTotals & { model: string })[];
   byAccount: (UsageReportTotals & { accountId: string; email: string })[];
   byKey: (UsageReportTotals & { keyId: string; keyName: string; accountId: string })[];
-  byStatus: { status: number; requests: number }[];
-  creditsAdded: { date: string; soldMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: top-ups, subscription credits
+  byStatus: { status: number; requests: number; refused: number }[]; // refusals before any model included: `refused` of `requests`
+  creditsAdded: { date: string; soldMicros: number; redeemedMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: paid; redeemed: codes
 }
 
 export interface Store extends AdminStore, RequestLogStore {
@@ -247,7 +248,7 @@ export interface Store extends AdminStore, RequestLogStore {
   /** Accounts whose tier is none of `tiers` (a tier removed from the config). */
   countAccountsOutsideTiers(tiers: readonly string[]): Promise<number>;
   setAccountStatus(accountId: string, status: AccountStatus): Promise<Account>;
-  setAccountTier(accountId: string, tier: string): Promise<Account>;
+  setAccountTier(accountId: string, tier: string, comp?: { until: string | null }): Promise<Account>;
   setAccountRole(accountId: string, role: AccountRole): Promise<Account>;
   /** Every price × ppm / 1,000,000 for the account, beside its tier's multiplier. */
   setAccountPriceMultiplier(accountId: string, ppm: number): Promise<Account>;

@@ -21,6 +21,9 @@ export interface AccountsTable {
   subscription_cancel_at_period_end: number; // 0 | 1
   role: string; // 'customer' | 'operator' (migration 0007)
   price_multiplier_ppm: number; // every price × this / 1,000,000 (migration 0013)
+  /** A complimentary plan: the tier it was given on, and its end (migration 0014). */
+  comp_tier: string | null;
+  comp_until: string | null;
 }
 
 export interface ApiKeysTable {

@@ -1,6 +1,7 @@
 // Usage read across accounts for the operator: sums over a period by UTC day, model,
-// account, key and status, grouped in SQL on the (created_at) index; and the credits added
-// per day from the ledger, sold or granted.
+// account, key and status, grouped in SQL on the (created_at) index; requests refused
+// before any model counted beside them by status; and the credits added per day from the
+// ledger: sold (paid for), redeemed (a redemption code: free) or granted.
 import { sql } from 'kysely';
 import { checkMicros } from '../money.js';
 import { checkLimit, type Db } from './sql.js';
@@ -42,14 +43,19 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     sql<number | string>`sum(case when usage_records.basis = 'counted' then 1 else 0 end)`.as('counted_requests'),
     eb.fn.sum<number | string>('usage_records.shortfall_micros').as('unpaid_micros'),
   ]);
+  let refused = db.selectFrom('refused_requests').where('created_at', '>=', range.fromIso).where('created_at', '<', range.untilIso);
+  if (options.accountId !== undefined) refused = refused.where('account_id', '=', options.accountId);
   let added = db
     .selectFrom('ledger_entries')
-    .where('created_at', '>=', range.fromIso)
-    .where('created_at', '<', range.untilIso)
-    .where('kind', 'in', [...SOLD, 'grant']);
-  if (options.accountId !== undefined) added = added.where('account_id', '=', options.accountId);
-  const addedDay = sql<string>`substr(created_at, 1, 10)`;
-  const [days, byModel, byAccount, byKey, byStatus, addedRows] = await Promise.all([
+    // A redemption code's top-up names the code: credits given away, not sold.
+    .leftJoin('redemption_codes', 'redemption_codes.id', 'ledger_entries.reference')
+    .where('ledger_entries.created_at', '>=', range.fromIso)
+    .where('ledger_entries.created_at', '<', range.untilIso)
+    .where('ledger_entries.kind', 'in', [...SOLD, 'grant']);
+  if (options.accountId !== undefined) added = added.where('ledger_entries.account_id', '=', options.accountId);
+  const addedDay = sql<string>`substr(ledger_entries.created_at, 1, 10)`;
+  const redeemed = sql<number>`case when redemption_codes.id is null then 0 else 1 end`;
+  const [days, byModel, byAccount, byKey, byStatus, refusedByStatus, addedRows] = await Promise.all([
     summed.select(day.as('day')).groupBy(day).orderBy(day).execute(),
     summed.select('usage_records.model').groupBy('usage_records.model').orderBy(cost, 'desc').orderBy('usage_records.model').limit(top).execute(),
     summed
@@ -73,17 +79,19 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
       .groupBy('usage_records.status')
       .orderBy('usage_records.status')
       .execute(),
+    refused.select((eb) => ['status', eb.fn.countAll<number | string>().as('requests')]).groupBy('status').execute(),
     added
-      .select((eb) => [addedDay.as('day'), 'kind', eb.fn.sum<number | string>('amount_micros').as('micros')])
-      .groupBy([addedDay, 'kind'])
+      .select((eb) => [addedDay.as('day'), 'ledger_entries.kind', redeemed.as('redeemed'), eb.fn.sum<number | string>('ledger_entries.amount_micros').as('micros')])
+      .groupBy([addedDay, 'ledger_entries.kind', redeemed])
       .orderBy(addedDay)
       .execute(),
   ]);
-  const creditsAdded = new Map<string, { date: string; soldMicros: number; grantedMicros: number }>();
+  const creditsAdded = new Map<string, UsageReport['creditsAdded'][number]>();
   for (const row of addedRows) {
-    const day = creditsAdded.get(row.day) ?? { date: row.day, soldMicros: 0, grantedMicros: 0 };
+    const day = creditsAdded.get(row.day) ?? { date: row.day, soldMicros: 0, redeemedMicros: 0, grantedMicros: 0 };
     const micros = checkMicros(Number(row.micros));
-    if ((SOLD as readonly string[]).includes(row.kind)) day.soldMicros += micros;
+    if (Number(row.redeemed) === 1) day.redeemedMicros += micros;
+    else if ((SOLD as readonly string[]).includes(row.kind)) day.soldMicros += micros;
     else day.grantedMicros += micros;
     creditsAdded.set(row.day, day);
   }
@@ -92,9 +100,22 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     byModel: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
     byAccount: byAccount.map((row) => ({ accountId: row.account_id, email: row.email, ...totalsOf(row) })),
     byKey: byKey.map((row) => ({ keyId: row.key_id, keyName: row.name ?? '', accountId: row.account_id, ...totalsOf(row) })),
-    byStatus: byStatus.map((row) => ({ status: Number(row.status), requests: Number(row.requests) })),
+    byStatus: statusCounts(byStatus, refusedByStatus),
     creditsAdded: [...creditsAdded.values()],
   };
+}
+
+/** Answers by status, refusals included: `refused` says how many of `requests` were refused before any model. */
+function statusCounts(used: readonly { status: number | string; requests: number | string }[], refused: readonly { status: number | string; requests: number | string }[]): UsageReport['byStatus'] {
+  const byStatus = new Map<number, UsageReport['byStatus'][number]>();
+  for (const row of used) byStatus.set(Number(row.status), { status: Number(row.status), requests: Number(row.requests), refused: 0 });
+  for (const row of refused) {
+    const counts = byStatus.get(Number(row.status)) ?? { status: Number(row.status), requests: 0, refused: 0 };
+    counts.requests += Number(row.requests);
+    counts.refused += Number(row.requests);
+    byStatus.set(counts.status, counts);
+  }
+  return [...byStatus.values()].sort((a, b) => a.status - b.status);
 }
 
 /** PostgreSQL sums into NUMERIC (a string from pg); counts are BIGINT. */

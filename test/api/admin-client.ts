@@ -75,6 +75,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
   { method: 'POST', path: '/accounts/:account/credits/grant', scope: 'credits', body: { amount_micros: 1_000_000, reason: 'test' }, status: 200 },
   { method: 'POST', path: '/accounts/:account/credits/adjust', scope: 'credits', body: { amount_micros: -1, reason: 'test' }, status: 200 },
   { method: 'GET', path: '/accounts/:account/ledger', scope: 'read', status: 200 },
+  { method: 'GET', path: '/accounts/:account/requests', scope: 'read', status: 200 },
   { method: 'GET', path: '/codes', scope: 'read', status: 200 },
   { method: 'POST', path: '/codes', scope: 'credits', body: { amount_micros: 1_000_000 }, status: 201 },
   { method: 'POST', path: '/codes/:code/disable', scope: 'credits', status: 200 },

@@ -21,17 +21,17 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
     await t.close();
   });
 
-  it('pages through accounts oldest first and finds them by part of an email or name, any case, or by id', async () => {
+  it('pages through accounts (sort=oldest) and finds them by part of an email or name, any case, or by id', async () => {
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await call('POST', '/accounts', { email: `Pager${i}@Paging.example`, name: i === 3 ? 'Ada 100%_Lovelace' : null });
       expect(res.status).toBe(201);
       created.push(res.body.account.id);
     }
-    const first = await call('GET', '/accounts?search=paging.example&limit=2');
+    const first = await call('GET', '/accounts?search=paging.example&limit=2&sort=oldest');
     expect(first.body).toMatchObject({ total: 5, limit: 2, offset: 0 });
-    const second = await call('GET', '/accounts?search=paging.example&limit=2&offset=2');
-    const third = await call('GET', '/accounts?search=paging.example&limit=2&offset=4');
+    const second = await call('GET', '/accounts?search=paging.example&limit=2&offset=2&sort=oldest');
+    const third = await call('GET', '/accounts?search=paging.example&limit=2&offset=4&sort=oldest');
     const paged = [...first.body.accounts, ...second.body.accounts, ...third.body.accounts].map((a: { id: string }) => a.id);
     expect(paged).toEqual(created);
     expect(third.body.accounts).toHaveLength(1);
@@ -138,7 +138,7 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
     expect((await call('POST', '/codes', { amount_micros: 1, expires_at: '2001-01-01T00:00:00Z' })).body.errors).toEqual({ expires_at: ['Must be in the future.'] });
   });
 
-  it('sums usage across accounts by day, model, account, key and status, with the credits sold and granted each day', async () => {
+  it('sums usage across accounts by day, model, account, key and status, with the credits sold, redeemed and granted each day', async () => {
     const { account, apiKey } = await t.createAccount({ credits: 5 });
     const [code] = await t.app.commands.codes.create({ amountMicros: 2_000_000, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
     await t.app.commands.credits.redeemCode(account.id, code!.code);
@@ -147,12 +147,12 @@ describe.each(['sqlite', 'postgres'] as const)('the admin API on %s', (database)
     const usage = await call('GET', `/usage?account_id=${account.id}`);
     expect(usage.status).toBe(200);
     expect(usage.body.days).toHaveLength(30);
-    expect(usage.body.days.at(-1)).toMatchObject({ requests: 1, credits_sold_micros: 2_000_000, credits_granted_micros: 5_000_000 });
+    expect(usage.body.days.at(-1)).toMatchObject({ requests: 1, credits_sold_micros: 0, credits_redeemed_micros: 2_000_000, credits_granted_micros: 5_000_000 });
     expect(usage.body.days.at(-2)).toMatchObject({ requests: 0, credits_sold_micros: 0, credits_granted_micros: 0 });
     expect(usage.body.by_model).toEqual([expect.objectContaining({ model: 'demo-echo', requests: 1 })]);
     expect(usage.body.by_account).toEqual([expect.objectContaining({ account_id: account.id, email: account.email, requests: 1 })]);
     expect(usage.body.by_key).toEqual([expect.objectContaining({ key_name: 'test', account_id: account.id, requests: 1 })]);
-    expect(usage.body.by_status).toEqual([{ status: 200, requests: 1 }]);
+    expect(usage.body.by_status).toEqual([{ status: 200, requests: 1, refused: 0 }]);
     const all = await call('GET', '/usage');
     expect(all.body.by_account.length).toBeGreaterThanOrEqual(1);
   });

@@ -36,7 +36,25 @@ describe('the admin API OpenAPI document', () => {
   it('describes bodies and query parameters from the schemas that validate them', () => {
     const grant = document.paths['/accounts/{id}/credits/grant']!.post!;
     expect(JSON.stringify(grant.requestBody)).toContain('amount_micros');
-    expect(document.paths['/accounts']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['limit', 'offset', 'search']);
+    expect(document.paths['/accounts']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['limit', 'offset', 'search', 'sort']);
     expect(document).toMatchObject({ components: { securitySchemes: { adminKey: { type: 'http', scheme: 'bearer' } } } });
+  });
+
+  it("lists each operation's error responses and the scope it needs", () => {
+    type Operation = { security?: Record<string, string[]>[]; description?: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+    const operation = (path: string, method: string) => (document.paths[path] as unknown as Record<string, Operation>)[method]!;
+    for (const route of ADMIN_ROUTES) {
+      const op = operation(route.path.replace(/:(account|key|code)/, '{id}'), route.method.toLowerCase());
+      expect(op.security, `${route.method} ${route.path}`).toEqual([{ adminKey: [route.scope] }, { operatorSession: [] }]);
+      expect(op.description).toContain(`Needs the \`${route.scope}\` scope`);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
+      if (route.path.includes(':')) expect(Object.keys(op.responses)).toContain('404');
+      if (route.body !== undefined) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '415', '422']));
+    }
+    const adjust = operation('/accounts/{id}/credits/adjust', 'post');
+    expect(Object.keys(adjust.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '415', '422']);
+    expect(JSON.stringify(adjust.responses['409']!.content!['application/json']!.schema)).toContain('request_id');
+    expect(Object.keys(operation('/accounts', 'post').responses)).toContain('409');
+    expect(Object.keys(operation('/me', 'get').responses).sort()).toEqual(['200', '401', '403']);
   });
 });

@@ -51,7 +51,7 @@ describe.each(['sqlite', 'postgres'] as const)('request log on %s', (database) =
     expect(log.status, log.text).toBe(200);
     expect(log.body.retentionDays).toBe(7);
     expect(log.body.requests.map((r: { status: number; reason: string | null; model: string | null }) => [r.status, r.reason, r.model])).toEqual([
-      [422, 'validation_failed', 'demo-echo'],
+      [422, 'validation_failed:messages', 'demo-echo'],
       [404, 'model_not_found', 'nope'],
       [403, 'model_not_in_tier', 'other-echo'],
       [200, null, 'demo-echo'],

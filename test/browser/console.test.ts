@@ -113,13 +113,20 @@ describe('the operator console', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     const rows = page.getByRole('row');
-    await page.getByText('key.revoke').waitFor();
+    await page.getByText('Revoked a key').waitFor();
     const text = (await rows.allInnerTexts()).slice(1, 6).join('\n');
-    const order = ['key.revoke', 'account.reactivate', 'account.suspend', 'credits.grant', 'account.set_role'].map((action) => text.indexOf(action));
-    expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
-    expect(text).toContain(key.id);
-    expect(text).toContain('"balance_micros":12500000');
-    expect(text).toContain('"status":"suspended"');
+    const order = ['Revoked a key', 'Reactivated the account', 'Suspended the account', 'Granted credits', 'Changed the role'].map((action) => text.indexOf(action));
+    expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)), text).toBe(true);
+    // In words: the key's name, the customer's email, credits rather than micro-credits.
+    expect(text).toContain('Key “production”');
+    expect(text).toContain(customerEmail);
+    expect(text).toContain('balance: 5.00 credits → 12.50 credits');
+    expect(text).toContain('status: active → suspended');
+    expect(text).not.toContain('12500000');
+    // The raw record is one click away.
+    const raw = page.getByRole('row', { name: /Revoked a key/ }).getByText('Raw record');
+    await raw.click();
+    expect(await page.getByRole('row', { name: /Revoked a key/ }).locator('pre').innerText()).toContain(key.id);
     await screenshot('console-audit');
 
     // Codes and the catalogue.

@@ -282,12 +282,13 @@ describe('lmgate credits on SQLite', () => {
   });
 
   it('lists the credits commands in the usage text', async () => {
-    const help = await run('--help');
+    expect((await run('--help')).stdout).toContain('credits grant | adjust | ledger');
+    const help = await run('credits', '--help');
     expect(help.stdout).toContain('credits grant A N --reason R');
     expect(help.stdout).toContain('credits adjust A ±N --reason R');
-    expect(help.stdout).toContain('adjust A -5 --reason R');
     expect(help.stdout).toContain('credits ledger A');
-    expect(help.stdout).toContain('--credits N');
+    expect((await run('help', 'credits', 'adjust')).stdout).toContain('adjust A -5 --reason R');
+    expect((await run('codes', 'create', '--help')).stdout).toContain('--credits N');
   });
 });
 

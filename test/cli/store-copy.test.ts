@@ -339,8 +339,9 @@ describe('lmgate store copy refusals', () => {
     const missing = `lmgate_missing_${randomBytes(6).toString('hex')}`;
     const result = await run('store', 'copy', '--to', `postgres://postgres:hunter2@127.0.0.1:5432/${missing}`);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(`lmgate: store copy: cannot prepare postgres://postgres@127.0.0.1:5432/${missing}: `);
-    expect(result.stderr).toContain(`database "${missing}" does not exist`);
+    expect(result.stderr).toBe(
+      `lmgate: store copy: PostgreSQL at postgres://postgres@127.0.0.1:5432/${missing} has no database "${missing}": create it first (createdb ${missing}, or CREATE DATABASE "${missing}"), then start again`,
+    );
     expect(result.stderr).not.toContain('hunter2');
   });
 
@@ -352,8 +353,9 @@ describe('lmgate store copy refusals', () => {
   });
 
   it('lists store copy in the usage text', async () => {
-    const help = await run('--help');
-    expect(help.stdout).toContain('store copy --to URL');
+    expect((await run('--help')).stdout).toContain('store copy --to URL');
+    const help = await run('store', 'copy', '--help');
+    expect(help.stdout).toContain('usage: lmgate store copy --to URL');
     expect(help.stdout).toContain('DATABASE_URL=URL');
   });
 });

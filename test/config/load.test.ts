@@ -47,7 +47,7 @@ describe('loadConfig defaults', () => {
       workers: 1,
     });
     expect(config.store).toEqual({ data_dir: './data' });
-    expect(config.redis).toEqual({ key_prefix: 'lmgate', lease_seconds: 30 });
+    expect(config.redis).toEqual({ lease_seconds: 30 });
     expect(config.log.level).toBe('info');
     expect(config.signup.open).toBe(true);
     expect(config.demo).toEqual({ seed_account: true, email: 'demo@lmgate.local', credits: 10 });

@@ -39,6 +39,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard billing on %s', (datab
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       current: 'free',
+      standing: { state: 'ok', until: null },
       subscriptionStatus: 'inactive',
       plans: [
         { name: 'free', subscription: false, priceMonth: null, currency: 'usd', creditsMonthMicros: null, rpm: 60, tpm: 100_000, concurrency: 4, models: ['demo-echo', 'demo-lorem', 'demo-embed'], selfService: true, current: true },

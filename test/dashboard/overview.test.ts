@@ -39,6 +39,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard overview and models on
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body).toEqual({
       account: client.account,
+      standing: { state: 'ok', until: null },
       balanceMicros: 3_250_000,
       reservedMicros: 0,
       plan: {

@@ -24,7 +24,8 @@ describe('accounts on a tier the config does not have', () => {
     await store.close();
 
     const server = await startServer(env, /OpenAI base URL: \S+\n/);
-    expect(server.output()).toContain('2 accounts are on a tier the config does not have, and served as the default tier (free)');
+    // The log is written asynchronously: it may follow the banner.
+    await expect.poll(() => server.output()).toContain('2 accounts are on a tier the config does not have, and served as the default tier (free)');
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });

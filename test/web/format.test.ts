@@ -1,6 +1,6 @@
 // How the dashboard words expiries and lines up columns of credits.
 import { describe, expect, it } from 'vitest';
-import { creditsColumn, formatExpiry } from '../../web/src/format.js';
+import { creditsColumn, formatExpiry, formatRefusalReason } from '../../web/src/format.js';
 
 describe('expiries', () => {
   it('a day given as the last day reads as that day, whichever end of it was stored', () => {
@@ -16,5 +16,15 @@ describe('a column of credits', () => {
     expect(creditsColumn([5_000_000, 0])(5_000_000)).toBe('5.00');
     expect(creditsColumn([1_500_000, 12_340_000])(1_500_000)).toBe('1.50');
     expect(creditsColumn([])(1_000)).toBe('0.001');
+  });
+});
+
+describe('a refusal reason', () => {
+  it('names the fields a 422 named, and reads reasons it does not know', () => {
+    expect(formatRefusalReason('validation_failed:messages')).toBe('Invalid request: messages');
+    expect(formatRefusalReason('validation_failed:messages,temperature')).toBe('Invalid request: messages, temperature');
+    expect(formatRefusalReason('validation_failed')).toBe('Invalid request');
+    expect(formatRefusalReason('model_not_in_tier')).toBe('Model not in your plan');
+    expect(formatRefusalReason('something_new')).toBe('Something new');
   });
 });

@@ -119,9 +119,14 @@ const REFUSAL_REASONS: Record<string, string> = {
   key_credit_limit: 'Key’s credit limit reached',
 };
 
-/** Why the request log says a request was refused, in words; reasons added later still read. */
+/**
+ * Why the request log says a request was refused, in words; reasons added later still read.
+ * A 422 names the fields its body named: "validation_failed:messages" → "Invalid request: messages".
+ */
 export function formatRefusalReason(reason: string): string {
-  return REFUSAL_REASONS[reason] ?? formatPlanName(reason.replace(/_/g, ' '));
+  const [code = reason, fields] = reason.split(':', 2);
+  const words = REFUSAL_REASONS[code] ?? formatPlanName(code.replace(/_/g, ' '));
+  return fields === undefined || fields === '' ? words : `${words}: ${fields.split(',').join(', ')}`;
 }
 
 const LEDGER_KINDS: Record<string, string> = {

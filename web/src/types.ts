@@ -23,6 +23,7 @@ export type {
   PlanChanged,
   PlanView as Plan,
   Plans,
+  StandingView as Standing,
   Redeemed as Redemption,
   Redirect,
   RequestLog,

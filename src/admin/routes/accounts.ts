@@ -5,6 +5,8 @@ import { Type } from '@sinclair/typebox';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { ValidationError } from '../../errors.js';
+import { parseExpiry } from '../../expiry.js';
+import { lacksNeededSubscription, subscriptionWarning } from '../../billing/tiers.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { assertScope } from '../caller.js';
 import { callerOf, type AdminServices } from '../context.js';
@@ -16,6 +18,7 @@ import type { JsonOf } from '../../http/typebox.js';
 
 const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 320, description: 'part of an email or name, any case, or a whole account id' })),
+  sort: Type.Union([Type.Literal('newest'), Type.Literal('oldest'), Type.Literal('email'), Type.Literal('balance')], { default: 'newest', description: 'newest or oldest created first, by email, or largest balance first' }),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),
 });
@@ -35,7 +38,16 @@ const AccountDetail = Type.Object({
   available_micros: Type.Integer(),
 });
 export type AccountDetail = JsonOf<typeof AccountDetail, Json.AccountDetail>;
-const TierBody = Type.Object({ tier: Type.String({ minLength: 1, maxLength: 100 }) });
+const TierBody = Type.Object({
+  tier: Type.String({ minLength: 1, maxLength: 100 }),
+  comp: Type.Optional(Type.Boolean({ description: 'complimentary: the tier without the subscription it needs' })),
+  comp_until: Type.Optional(Type.String({ maxLength: 40, description: 'with comp: its end, a date (YYYY-MM-DD, through that UTC day) or an ISO 8601 time; omit for none' })),
+});
+const TierChange = Type.Object({
+  account: AdminAccount,
+  warning: Nullable(Type.String({ description: 'set when the tier needs a subscription the account lacks: every API call will be refused' })),
+});
+export type TierChange = JsonOf<typeof TierChange, Json.TierChange>;
 const PriceMultiplierBody = Type.Object({
   price_multiplier_ppm: Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: '1,000,000: the prices as configured; 900,000: 10 % off; 1,200,000: 20 % more' }),
 });
@@ -49,15 +61,15 @@ const tags = ['accounts'];
 
 export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): void {
   const { store, sessions, commands, config, balances, tiers } = services;
-  const view = (account: Account, balanceMicros: number): AdminAccount => adminAccountView(account, balanceMicros, tiers.of(account).name);
+  const view = (account: Account, balanceMicros: number): AdminAccount => adminAccountView(account, balanceMicros, tiers.of(account));
 
   const assertTier = (tier: string): void => {
     if (!Object.hasOwn(config.tiers, tier)) throw new ValidationError({ tier: [`No tier "${tier}". Configured: ${Object.keys(config.tiers).join(', ')}.`] });
   };
 
   admin.get('/accounts', { schema: { tags, summary: 'Search and page through accounts', querystring: ListQuery, response: { 200: AccountPage } } }, async (request) => {
-    const { search, limit, offset } = request.query;
-    const page = await store.searchAccounts({ search, limit, offset });
+    const { search, sort, limit, offset } = request.query;
+    const page = await store.searchAccounts({ search, sort, limit, offset });
     return { accounts: page.accounts.map((a) => view(a, a.balanceMicros)), total: page.total, limit, offset };
   });
 
@@ -97,12 +109,14 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
 
   admin.post(
     '/accounts/:id/tier',
-    { config: { adminScope: 'accounts' }, schema: { tags, summary: "Change an account's tier", params: AccountParams, body: TierBody, response: { 200: OneAccount } } },
+    { config: { adminScope: 'accounts' }, schema: { tags, summary: "Change an account's tier", params: AccountParams, body: TierBody, response: { 200: TierChange } } },
     async (request) => {
       const account = await requireAccount(store, request.params.id);
       assertTier(request.body.tier);
-      const updated = await commands.accounts.setTier(account.id, request.body.tier, callerOf(request).actor);
-      return { account: view(updated, (await balances.of(account.id)).balanceMicros) };
+      const updated = await commands.accounts.setTier(account.id, request.body.tier, callerOf(request).actor, compOf(request.body));
+      const tier = tiers.of(updated);
+      const warning = lacksNeededSubscription(updated, tier) ? subscriptionWarning(updated, tier.name) : null;
+      return { account: view(updated, (await balances.of(account.id)).balanceMicros), warning };
     },
   );
 
@@ -134,4 +148,16 @@ export function accountRoutes(admin: TypeBoxFastify, services: AdminServices): v
       return { generated_password: generated };
     },
   );
+}
+
+/** The body's comp as the command takes it; a past or malformed end is a 422 on comp_until. */
+function compOf(body: { comp?: boolean; comp_until?: string }): { until: string | null } | undefined {
+  if (!body.comp) {
+    if (body.comp_until !== undefined) throw new ValidationError({ comp_until: ['Goes with comp: true.'] });
+    return undefined;
+  }
+  if (body.comp_until === undefined || body.comp_until === '') return { until: null };
+  const parsed = parseExpiry(body.comp_until);
+  if ('problem' in parsed) throw new ValidationError({ comp_until: [parsed.problem === 'past' ? 'This moment has passed.' : 'Enter a date (YYYY-MM-DD) or an ISO 8601 time.'] });
+  return { until: parsed.expiresAt };
 }

@@ -2,7 +2,7 @@
 // and an audit row, written together.
 import { Type } from '@sinclair/typebox';
 import { MESSAGES } from '../../validation/input-validator.js';
-import type { TypeBoxFastify } from '../../http/typebox.js';
+import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { callerOf, type AdminServices } from '../context.js';
 import { AccountParams, MAX_MICROS, Reason, requireAccount } from '../schemas.js';
 import type * as Json from '../api-types.js';
@@ -22,8 +22,15 @@ const AdjustBody = Type.Object({
 });
 const Changed = Type.Object({ entry: AdminLedgerEntry, balance_micros: Type.Integer() });
 export type Changed = JsonOf<typeof Changed, Json.CreditsChanged>;
-const LedgerQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) });
-const Ledger = Type.Object({ balance_micros: Type.Integer(), entries: Type.Array(AdminLedgerEntry) });
+const LedgerQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  before_id: Type.Optional(Type.Integer({ minimum: 1, description: 'entries older than this one (the previous page’s next_before_id)' })),
+});
+const Ledger = Type.Object({
+  balance_micros: Type.Integer(),
+  entries: Type.Array(AdminLedgerEntry),
+  next_before_id: Nullable(Type.Integer({ description: 'the next page’s before_id; null on the last' })),
+});
 export type Ledger = JsonOf<typeof Ledger, Json.Ledger>;
 
 const tags = ['credits'];
@@ -58,8 +65,11 @@ export function creditRoutes(admin: TypeBoxFastify, services: AdminServices): vo
     { schema: { tags, summary: "An account's ledger, newest first", params: AccountParams, querystring: LedgerQuery, response: { 200: Ledger } } },
     async (request) => {
       const account = await requireAccount(store, request.params.id);
-      const [entries, { balanceMicros }] = await Promise.all([store.listLedger(account.id, { limit: request.query.limit }), balances.of(account.id)]);
-      return { balance_micros: balanceMicros, entries: entries.map(ledgerEntryView) };
+      const { limit, before_id: beforeId } = request.query;
+      // One more than the page tells whether another follows.
+      const [entries, { balanceMicros }] = await Promise.all([store.listLedger(account.id, { limit: limit + 1, ...(beforeId === undefined ? {} : { beforeId }) }), balances.of(account.id)]);
+      const page = entries.slice(0, limit);
+      return { balance_micros: balanceMicros, entries: page.map(ledgerEntryView), next_before_id: entries.length > limit ? page[page.length - 1]!.id : null };
     },
   );
 }

@@ -9,6 +9,7 @@ import type { UsageReportTotals } from '../../store/store.js';
 import { callerOf, type AdminServices } from '../context.js';
 import type * as Json from '../api-types.js';
 import { AdminAuditEntry, auditEntryView } from '../views.js';
+import { auditNames } from '../audit-names.js';
 import type { JsonOf } from '../../http/typebox.js';
 
 const Totals = {
@@ -30,7 +31,8 @@ const Usage = Type.Object({
     Type.Object({
       date: Type.String(),
       ...Totals,
-      credits_sold_micros: Type.Integer({ description: 'top-ups and subscription credits' }),
+      credits_sold_micros: Type.Integer({ description: 'paid: top-ups and subscription credits' }),
+      credits_redeemed_micros: Type.Integer({ description: 'from redemption codes (free, not sold)' }),
       credits_granted_micros: Type.Integer(),
     }),
     { description: 'every day of the period, zeros included' },
@@ -38,7 +40,10 @@ const Usage = Type.Object({
   by_model: Type.Array(Type.Object({ model: Type.String(), ...Totals })),
   by_account: Type.Array(Type.Object({ account_id: Type.String(), email: Type.String(), ...Totals })),
   by_key: Type.Array(Type.Object({ key_id: Type.String(), key_name: Type.String(), account_id: Type.String(), ...Totals })),
-  by_status: Type.Array(Type.Object({ status: Type.Integer(), requests: Type.Integer() })),
+  by_status: Type.Array(
+    Type.Object({ status: Type.Integer(), requests: Type.Integer({ description: 'refusals included' }), refused: Type.Integer({ description: 'of requests, refused before any model' }) }),
+    { description: 'every answer by HTTP status, requests refused before any model included' },
+  ),
 });
 export type Usage = JsonOf<typeof Usage, Json.UsageReport>;
 const Upstreams = Type.Object({
@@ -118,6 +123,7 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
         date,
         ...totalsView(byDate.get(date)),
         credits_sold_micros: addedByDate.get(date)?.soldMicros ?? 0,
+        credits_redeemed_micros: addedByDate.get(date)?.redeemedMicros ?? 0,
         credits_granted_micros: addedByDate.get(date)?.grantedMicros ?? 0,
       })),
       by_model: report.byModel.map((row) => ({ model: row.model, ...totalsView(row) })),
@@ -134,7 +140,8 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
   admin.get('/audit', { schema: { tags: ['audit'], summary: 'The audit log, newest first', querystring: AuditQuery, response: { 200: Audit } } }, async (request) => {
     const { limit, before_id: beforeId, target_id: targetId, actor_id: actorId } = request.query;
     const entries = await store.listAudit({ limit, beforeId, targetId, actorId });
-    return { entries: entries.map(auditEntryView), next_before_id: entries.length === limit ? entries[entries.length - 1]!.id : null };
+    const nameOf = await auditNames(store, entries);
+    return { entries: entries.map((entry) => auditEntryView(entry, nameOf)), next_before_id: entries.length === limit ? entries[entries.length - 1]!.id : null };
   });
 
   admin.get('/catalog', { schema: { tags: ['catalog'], summary: 'Tiers and models as configured, with prices', response: { 200: Catalog } } }, async () => ({

@@ -5,7 +5,7 @@ import { Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
-import { AccountView, PlanView, accountView, planView } from '../views.js';
+import { AccountView, PlanView, StandingView, accountView, planView, standingView } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
 
@@ -38,7 +38,7 @@ const RedeemBody = Type.Object({
   code: Type.String({ [TRIM]: true, minLength: 1, maxLength: 100, [MESSAGES]: { minLength: 'Enter a code.' } }),
 });
 
-const Plans = Type.Object({ current: Type.String(), subscriptionStatus: Type.String(), plans: Type.Array(PlanView) });
+const Plans = Type.Object({ current: Type.String(), standing: StandingView, subscriptionStatus: Type.String(), plans: Type.Array(PlanView) });
 export type Plans = JsonOf<typeof Plans, Json.Plans>;
 const PlanChanged = Type.Object({ account: AccountView });
 export type PlanChanged = JsonOf<typeof PlanChanged, Json.PlanChanged>;
@@ -65,7 +65,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   dashboard.get('/plans', { schema: { response: { 200: Plans } } }, async (request) => {
     const { account } = signedIn(request);
     const current = tiers.of(account);
-    return { current: current.name, subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current, services.catalog.ids, services.config)) };
+    return { current: current.name, standing: standingView(account, current), subscriptionStatus: account.subscriptionStatus, plans: tiers.list().map((tier) => planView(tier, current, services.catalog.ids, services.config)) };
   });
 
   dashboard.post('/plan', { schema: { body: PlanBody, response: { 200: PlanChanged } } }, async (request) => {

@@ -4,12 +4,13 @@ import { MICROS_PER_CREDIT } from '../../money.js';
 import { UNIT_MULTIPLIER_PPM } from '../../billing/pricing.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { signedIn, type DashboardServices } from '../context.js';
-import { AccountView, PlanView, accountView, baseUrls, planView } from '../views.js';
+import { AccountView, PlanView, StandingView, accountView, baseUrls, planView, standingView } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
 
 const Overview = Type.Object({
   account: AccountView,
+  standing: StandingView,
   balanceMicros: Type.Integer(),
   reservedMicros: Type.Integer(),
   plan: PlanView,
@@ -47,7 +48,7 @@ export function overviewRoutes(dashboard: TypeBoxFastify, services: DashboardSer
     const { account } = signedIn(request);
     const tier = tiers.of(account);
     const { balanceMicros, reservedMicros } = await balances.of(account.id);
-    return { account: accountView(account), balanceMicros, reservedMicros, plan: planView(tier, tier, catalog.ids, config), baseUrls: baseUrls(request, config) };
+    return { account: accountView(account), standing: standingView(account, tier), balanceMicros, reservedMicros, plan: planView(tier, tier, catalog.ids, config), baseUrls: baseUrls(request, config) };
   });
 
   dashboard.get('/models', { schema: { response: { 200: Models } } }, async (request) => {

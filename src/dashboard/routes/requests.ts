@@ -3,12 +3,12 @@
 // outcome, a page at a time. Usage charts stay about settled usage (usage.ts).
 import { Type } from '@sinclair/typebox';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
+import { requestLogPage } from '../../store/request-log-page.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 const Query = Type.Object({
   key: Type.Optional(Type.String({ maxLength: 100 })),
@@ -50,25 +50,7 @@ export function requestLogRoutes(dashboard: TypeBoxFastify, services: DashboardS
     const { account } = signedIn(request);
     const { key, model, outcome, before, limit } = request.query;
     const retentionDays = config.request_log.retention_days;
-    const [at, id] = before?.split('|') ?? [];
-    const [entries, keys] = await Promise.all([
-      store.listRequestLog(account.id, {
-        sinceIso: new Date(Date.now() - retentionDays * DAY_MS).toISOString(),
-        limit: limit + 1,
-        ...(at !== undefined && id !== undefined ? { before: { at, id } } : {}),
-        ...(key === undefined ? {} : { keyId: key }),
-        ...(model === undefined ? {} : { model }),
-        ...(outcome === undefined ? {} : { outcome }),
-      }),
-      store.listKeys(account.id),
-    ]);
-    const names = new Map(keys.map((k) => [k.id, k.name]));
-    const page = entries.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      retentionDays,
-      requests: page.map((entry) => ({ ...entry, keyName: names.get(entry.keyId) ?? '' })),
-      next: entries.length > limit && last ? `${last.at}|${last.id}` : null,
-    };
+    const { entries, next } = await requestLogPage(store, account.id, retentionDays, { keyId: key, model, outcome, before, limit });
+    return { retentionDays, requests: entries, next };
   });
 }

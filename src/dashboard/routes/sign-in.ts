@@ -1,4 +1,5 @@
 // Public configuration, sign-up, sign-in, the session, sign-out and password change.
+import { supportContact } from '../../config/support-contact.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../../money.js';
@@ -37,7 +38,7 @@ const DashboardConfig = Type.Object({
   signupOpen: Type.Boolean(),
   passwordResetByMail: Type.Boolean(),
   verifyEmail: Type.Boolean(),
-  contact: Nullable(Type.String()),
+  support: Type.Object({ email: Nullable(Type.String()), url: Nullable(Type.String()) }),
   baseUrls: Type.Array(Type.String()),
 });
 export type DashboardConfig = JsonOf<typeof DashboardConfig, Json.DashboardConfig>;
@@ -50,7 +51,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     signupOpen: config.signup.open,
     passwordResetByMail: services.mailer !== undefined,
     verifyEmail: config.signup.verify_email,
-    contact: config.contact ?? null,
+    support: supportContact(config),
     baseUrls: baseUrls(request, config),
   }));
 

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { checkMicros } from '../../money.js';
+import { ConnectionError, describeNetworkFailure, redactUrl } from '../connection-error.js';
 import type { Dialect } from '../dialect.js';
 import { chunked, type Db } from '../sql.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
@@ -29,7 +30,37 @@ export function openPostgres(connectionString: string): { db: Kysely<Database>; 
         oid === INT8_OID ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
     },
   });
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  // Every first query connects here: a server that cannot be used is said in one line.
+  pool.connect = (() => connect().catch((err: unknown) => Promise.reject(connectionFailure(err, connectionString)))) as typeof pool.connect;
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect };
+}
+
+/** PostgreSQL's refusals at connect, by SQLSTATE, in the operator's words. */
+function connectionFailure(err: unknown, connectionString: string): unknown {
+  const url = redactUrl(connectionString);
+  const database = (() => {
+    try {
+      return decodeURIComponent(new URL(connectionString).pathname.slice(1)) || 'the database';
+    } catch {
+      return 'the database';
+    }
+  })();
+  const network = describeNetworkFailure(err);
+  if (network) return new ConnectionError(`cannot connect to PostgreSQL at ${url}: ${network}`, { cause: err });
+  switch ((err as { code?: string } | undefined)?.code) {
+    case '3D000':
+      return new ConnectionError(`PostgreSQL at ${url} has no database "${database}": create it first (createdb ${database}, or CREATE DATABASE "${database}"), then start again`, { cause: err });
+    case '28P01':
+    case '28000':
+      return new ConnectionError(`PostgreSQL at ${url} refused the login: ${(err as Error).message} (check the user and password in DATABASE_URL, and pg_hba.conf)`, { cause: err });
+    case '57P03':
+      return new ConnectionError(`PostgreSQL at ${url} is starting up or shutting down: try again in a moment`, { cause: err });
+    default:
+      return err instanceof Error && /SSL|certificate/i.test(err.message)
+        ? new ConnectionError(`cannot connect to PostgreSQL at ${url}: ${err.message} (see sslmode in DATABASE_URL)`, { cause: err })
+        : err;
+  }
 }
 
 // Multi-row inserts stay far below the bound-parameter limit (65535): 13 columns × 200

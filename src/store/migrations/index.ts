@@ -13,6 +13,7 @@ import * as m0010 from './0010_account_tokens.js';
 import * as m0011 from './0011_key_controls.js';
 import * as m0012 from './0012_key_credit_limit.js';
 import * as m0013 from './0013_usage_kinds.js';
+import * as m0014 from './0014_comp_plans.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_key_controls': m0011,
   '0012_key_credit_limit': m0012,
   '0013_usage_kinds': m0013,
+  '0014_comp_plans': m0014,
 };
 
 /** In the order they apply. */

@@ -1,4 +1,5 @@
-// One account: balance, reserved credits, tier, status, keys, usage and ledger, and the
+// One account: balance, reserved credits, tier, status, keys with their limits, usage, its
+// request log (refusals included) and ledger, each paged, and the
 // operator's actions on it, each confirmed in a dialog: grant or adjust credits with a
 // reason, suspend or reactivate, change tier, revoke a key.
 import { useState, type FormEvent } from 'react';
@@ -10,11 +11,14 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDate, formatDateTime, formatLedgerKind, formatMultiplier, formatNumber, formatPlanName } from '../format';
+import { formatCredits, formatDate, formatDateTime, formatMultiplier, formatNumber, formatPlanName } from '../format';
+import { AccountLedger } from './AccountLedger';
+import { AccountRequestLog } from './AccountRequestLog';
+import { KeyLimits } from './KeyLimits';
 import { AccountTier } from './AccountTier';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
-import { adminPath, type AccountDetail, type AdminKey, type Catalog, type KeyList, type Ledger, type UsageReport } from './admin-api';
+import { adminPath, type AccountDetail, type AdminAccount, type AdminKey, type Catalog, type KeyList, type UsageReport } from './admin-api';
 import { creditsInputToMicros } from '../credit-input';
 import { DayCharts } from './DayCharts';
 
@@ -31,10 +35,13 @@ export function AdminAccountPage() {
   const base = adminPath(`/accounts/${encodeURIComponent(id)}`);
   const detail = useApiData<AccountDetail>(base);
   const keys = useApiData<KeyList>(`${base}/keys`);
-  const ledger = useApiData<Ledger>(`${base}/ledger?limit=20`);
+  // Bumped by each action, so that the ledger is read again.
+  const [changes, setChanges] = useState(0);
   const usage = useApiData<UsageReport>(adminPath(`/usage?account_id=${encodeURIComponent(id)}`));
   const [action, setAction] = useState<Action>({ kind: 'none' });
   const [notice, setNotice] = useState<string | null>(null);
+  // The admin API's warning after a tier change that leaves the account refused.
+  const [tierWarning, setTierWarning] = useState<string | null>(null);
   usePageTitle(detail.data?.account.email ?? 'Account');
 
   function done(message: string) {
@@ -42,7 +49,7 @@ export function AdminAccountPage() {
     setNotice(message);
     detail.reload();
     keys.reload();
-    ledger.reload();
+    setChanges((n) => n + 1);
   }
 
   if (detail.data === undefined) return <LoadState error={detail.error} onRetry={detail.reload} />;
@@ -79,6 +86,7 @@ export function AdminAccountPage() {
         }
       />
       {notice === null ? null : <Notice tone="success">{notice}</Notice>}
+      {tierWarning === null ? null : <Notice tone="warning">{tierWarning}</Notice>}
       <div className="grid stats">
         <div className="card stat">
           <p className="stat-label">Balance</p>
@@ -109,8 +117,8 @@ export function AdminAccountPage() {
           </p>
         </div>
         <div className="card stat">
-          <p className="stat-label">Requests, 30 days</p>
-          <p className="stat-value">{usage.data === undefined ? '…' : formatNumber(usage.data.days.reduce((n, d) => n + d.requests, 0))}</p>
+          <p className="stat-label">Requests, 30 days (refused included)</p>
+          <p className="stat-value">{usage.data === undefined ? '…' : formatNumber(usage.data.by_status.reduce((n, s) => n + s.requests, 0))}</p>
         </div>
       </div>
 
@@ -128,6 +136,7 @@ export function AdminAccountPage() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
+                <th scope="col">Limits</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Status</th>
                 <th scope="col">
@@ -143,6 +152,9 @@ export function AdminAccountPage() {
                   </th>
                   <td data-label="Key">
                     <code className="key-mask">{key.key}</code>
+                  </td>
+                  <td data-label="Limits">
+                    <KeyLimits controls={key.controls} />
                   </td>
                   <td data-label="Last used">{key.last_used_at === null ? <span className="muted">Never</span> : formatDateTime(key.last_used_at)}</td>
                   <td data-label="Status">
@@ -162,35 +174,9 @@ export function AdminAccountPage() {
         )}
       </section>
 
-      <section className="card flush" aria-labelledby="ledger-title">
-        <h2 id="ledger-title" className="card-title padded">
-          Ledger (newest 20)
-        </h2>
-        {ledger.data === undefined ? (
-          <LoadState error={ledger.error} onRetry={ledger.reload} />
-        ) : (
-          <table className="table stacked">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">Credits</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ledger.data.entries.map((entry) => (
-                <tr key={entry.id}>
-                  <th scope="row" data-label="When">{formatDateTime(entry.created_at)}</th>
-                  <td data-label="Kind">{formatLedgerKind(entry.kind)}</td>
-                  <td data-label="Credits" className="num">{formatCredits(entry.amount_micros)}</td>
-                  <td data-label="Reason">{entry.reason ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <AccountRequestLog base={base} />
+
+      <AccountLedger base={base} version={changes} />
 
       <Dialog open={action.kind === 'credits'} title={action.kind === 'credits' && action.mode === 'adjust' ? 'Adjust credits' : 'Grant credits'} onClose={close}>
         {action.kind === 'credits' ? (
@@ -235,7 +221,17 @@ export function AdminAccountPage() {
         ) : null}
       </Dialog>
       <Dialog open={action.kind === 'tier'} title="Change tier" onClose={close}>
-        {action.kind === 'tier' ? <TierForm current={account.tier} path={`${base}/tier`} onCancel={close} onDone={(tier) => done(`The tier is now ${formatPlanName(tier)}.`)} /> : null}
+        {action.kind === 'tier' ? (
+          <TierForm
+            account={account}
+            path={`${base}/tier`}
+            onCancel={close}
+            onDone={(tier, warning) => {
+              done(`The tier is now ${formatPlanName(tier)}.`);
+              setTierWarning(warning);
+            }}
+          />
+        ) : null}
       </Dialog>
       <Dialog open={action.kind === 'revoke'} title="Revoke this key?" tone="danger" onClose={close}>
         {action.kind === 'revoke' ? (
@@ -336,10 +332,14 @@ function MultiplierForm({ current, path, onDone, onCancel }: { current: number; 
   );
 }
 
-function TierForm({ current, path, onDone, onCancel }: { current: string; path: string; onDone(tier: string): void; onCancel(): void }) {
+/** The tier, and complimentary (without the subscription it needs, until a date or not) when the account has none. */
+function TierForm({ account, path, onDone, onCancel }: { account: AdminAccount; path: string; onDone(tier: string, warning: string | null): void; onCancel(): void }) {
   const catalog = useApiData<Catalog>(adminPath('/catalog'));
-  const [tier, setTier] = useState(current);
+  const [tier, setTier] = useState(account.tier);
+  const [comp, setComp] = useState(false);
+  const [compUntil, setCompUntil] = useState('');
   if (catalog.data === undefined) return <LoadState error={catalog.error} onRetry={catalog.reload} />;
+  const needsSubscription = catalog.data.tiers.some((t) => t.name === tier && t.subscription) && account.subscription_status !== 'active';
   return (
     <ConfirmAction
       label="Change tier"
@@ -347,8 +347,9 @@ function TierForm({ current, path, onDone, onCancel }: { current: string; path: 
       tone="primary"
       onCancel={onCancel}
       action={async () => {
-        await api(path, { method: 'POST', body: { tier } });
-        onDone(tier);
+        const body = comp && needsSubscription ? { tier, comp: true, ...(compUntil === '' ? {} : { comp_until: compUntil }) } : { tier };
+        const changed = await api<{ warning: string | null }>(path, { method: 'POST', body });
+        onDone(tier, changed.warning);
       }}
     >
       <div className="field">
@@ -361,6 +362,22 @@ function TierForm({ current, path, onDone, onCancel }: { current: string; path: 
           ))}
         </select>
       </div>
+      {needsSubscription ? (
+        <>
+          <Notice tone={comp ? 'info' : 'warning'}>
+            {formatPlanName(tier)} needs a subscription this account does not have: unless it is complimentary, every API request is refused (403).
+          </Notice>
+          <label className="checkbox">
+            <input type="checkbox" checked={comp} onChange={(e) => setComp(e.target.checked)} /> Complimentary: no subscription needed
+          </label>
+          {comp ? (
+            <div className="field">
+              <label htmlFor="comp-until">Until (optional, through that day, UTC)</label>
+              <input id="comp-until" type="date" value={compUntil} onChange={(e) => setCompUntil(e.target.value)} />
+            </div>
+          ) : null}
+        </>
+      ) : null}
     </ConfirmAction>
   );
 }

@@ -1,9 +1,12 @@
-// Accounts: a table searched by email, name or id, a page of 25 at a time.
+// Accounts: a table searched by email, name or id, newest first or sorted as asked, a page
+// of 25 at a time; and a new account, created from here.
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
+import { Dialog } from '../components/Dialog';
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
-import { formatCredits, formatDate } from '../format';
+import { creditsColumn, formatDate } from '../format';
+import { CreateAccountForm } from './CreateAccountForm';
 import { AccountTier } from './AccountTier';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
@@ -11,22 +14,44 @@ import { adminPath, type AccountPage } from './admin-api';
 
 const PAGE_SIZE = 25;
 
+const SORTS = [
+  ['newest', 'Newest first'],
+  ['oldest', 'Oldest first'],
+  ['email', 'Email, A to Z'],
+  ['balance', 'Largest balance'],
+] as const;
+
 export function AdminAccountsPage() {
   usePageTitle('Accounts');
   const [typed, setTyped] = useState('');
-  const [query, setQuery] = useState({ search: '', offset: 0 });
-  const params = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(query.offset) });
+  const [query, setQuery] = useState({ search: '', sort: 'newest', offset: 0 });
+  const [creating, setCreating] = useState(false);
+  const navigate = useNavigate();
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(query.offset), sort: query.sort });
   if (query.search !== '') params.set('search', query.search);
   const page = useApiData<AccountPage>(adminPath(`/accounts?${params}`));
 
+  const balance = page.data === undefined ? undefined : creditsColumn(page.data.accounts.map((account) => account.balance_micros));
+
   function search(event: FormEvent) {
     event.preventDefault();
-    setQuery({ search: typed.trim(), offset: 0 });
+    setQuery({ ...query, search: typed.trim(), offset: 0 });
   }
 
   return (
     <>
-      <PageHeader title="Accounts" description="Every account, oldest first. Search by part of an email or name, or a whole account id." />
+      <PageHeader
+        title="Accounts"
+        description="Every account, newest first unless sorted otherwise. Search by part of an email or name, or a whole account id."
+        actions={
+          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+            New account
+          </button>
+        }
+      />
+      <Dialog open={creating} title="New account" onClose={() => setCreating(false)}>
+        {creating ? <CreateAccountForm onCancel={() => setCreating(false)} onDone={(account) => void navigate(`/admin/accounts/${account.id}`)} /> : null}
+      </Dialog>
       <form className="toolbar" role="search" onSubmit={search}>
         <div className="field compact">
           <label htmlFor="account-search">Search</label>
@@ -35,8 +60,18 @@ export function AdminAccountsPage() {
         <button type="submit" className="button primary">
           Search
         </button>
+        <div className="field compact">
+          <label htmlFor="account-sort">Sort</label>
+          <select id="account-sort" value={query.sort} onChange={(e) => setQuery({ ...query, sort: e.target.value, offset: 0 })}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
       </form>
-      {page.data === undefined ? (
+      {page.data === undefined || balance === undefined ? (
         <LoadState error={page.error} onRetry={page.reload} />
       ) : (
         <section className="card flush" aria-label="Accounts">
@@ -65,7 +100,7 @@ export function AdminAccountsPage() {
                     <AccountTier account={account} />
                   </td>
                   <td data-label="Balance" className="num">
-                    {formatCredits(account.balance_micros)}
+                    {balance(account.balance_micros)}
                   </td>
                   <td data-label="Created">{formatDate(account.created_at)}</td>
                 </tr>

@@ -1,4 +1,6 @@
-// The audit log: who did what, when and to what, with before and after, newest first.
+// The audit log: who did what, when and to what, newest first, in words: emails and key
+// names rather than ids, each change as before → after with money in credits; the raw
+// record (ids, JSON in micro-credits) one click away.
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { LoadState } from '../components/LoadState';
@@ -6,9 +8,12 @@ import { PageHeader } from '../components/PageHeader';
 import { formatDateTime } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
-import { adminPath, type AuditPage } from './admin-api';
+import { adminPath, type AdminAuditEntry, type AuditPage } from './admin-api';
+import { auditChanges, formatAuditAction } from './audit-words';
 
 const PAGE_SIZE = 50;
+
+const ACTOR_KINDS: Record<string, string> = { cli: 'CLI', admin_key: 'Admin key', operator: 'Operator' };
 
 export function AdminAuditPage() {
   usePageTitle('Audit log');
@@ -39,16 +44,14 @@ export function AdminAuditPage() {
                 <tr key={entry.id}>
                   <th scope="row" data-label="When">{formatDateTime(entry.created_at)}</th>
                   <td data-label="Who">
-                    {entry.actor.kind === 'operator' ? <Link to={`/admin/accounts/${entry.actor.id}`}>operator</Link> : entry.actor.kind.replace('_', ' ')}{' '}
-                    <code>{entry.actor.id}</code>
+                    <Actor actor={entry.actor} />
                   </td>
-                  <td data-label="Action">
-                    <code>{entry.action}</code>
+                  <td data-label="Action">{formatAuditAction(entry.action)}</td>
+                  <td data-label="Target">
+                    <Target target={entry.target} />
                   </td>
-                  <td data-label="Target">{entry.target.kind === 'account' ? <Link to={`/admin/accounts/${entry.target.id}`}>{entry.target.id}</Link> : <code>{entry.target.id}</code>}</td>
                   <td data-label="Change" className="audit-change">
-                    {entry.before === null ? null : <div>before: {JSON.stringify(entry.before)}</div>}
-                    {entry.after === null ? null : <div>after: {JSON.stringify(entry.after)}</div>}
+                    <Change entry={entry} />
                   </td>
                 </tr>
               ))}
@@ -64,6 +67,40 @@ export function AdminAuditPage() {
           </div>
         </section>
       )}
+    </>
+  );
+}
+
+function Actor({ actor }: { actor: AdminAuditEntry['actor'] }) {
+  const kind = ACTOR_KINDS[actor.kind] ?? actor.kind;
+  if (actor.kind === 'operator') return <Link to={`/admin/accounts/${actor.id}`}>{actor.name ?? actor.id}</Link>;
+  return <>{actor.name === null ? kind : `${kind} “${actor.name}”`}</>;
+}
+
+function Target({ target }: { target: AdminAuditEntry['target'] }) {
+  if (target.kind === 'account') return <Link to={`/admin/accounts/${target.id}`}>{target.name ?? target.id}</Link>;
+  if (target.kind === 'key') return <>Key “{target.name ?? target.id}”</>;
+  if (target.kind === 'admin_key') return <>Admin key “{target.name ?? target.id}”</>;
+  return <code>{target.id}</code>;
+}
+
+function Change({ entry }: { entry: AdminAuditEntry }) {
+  const changes = auditChanges(entry.before, entry.after);
+  return (
+    <>
+      {changes.length === 0 ? null : (
+        <ul className="plain-list">
+          {changes.map((change) => (
+            <li key={change.field}>
+              {change.field}: {change.before === null ? change.after : change.after === null ? `${change.before} → removed` : `${change.before} → ${change.after}`}
+            </li>
+          ))}
+        </ul>
+      )}
+      <details className="audit-raw">
+        <summary>Raw record</summary>
+        <pre>{JSON.stringify({ id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, before: entry.before, after: entry.after }, null, 2)}</pre>
+      </details>
     </>
   );
 }

@@ -2,7 +2,7 @@
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
 import { InputPriceKinds, OutputPriceKinds } from '../components/PriceKinds';
-import { formatCredits, formatMultiplier, formatNumber, formatPlanName, formatPrice } from '../format';
+import { creditsColumn, formatCredits, formatMultiplier, formatNumber, formatPlanName, formatPrice } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type Catalog } from './admin-api';
@@ -12,6 +12,9 @@ export function AdminCatalogPage() {
   const catalog = useApiData<Catalog>(adminPath('/catalog'));
   if (catalog.data === undefined) return <LoadState error={catalog.error} onRetry={catalog.reload} />;
   const { tiers, models, default_tier: defaultTier, currency } = catalog.data;
+  // Each price column lined up on its decimal point.
+  const inputColumn = creditsColumn(models.map((model) => model.input_per_mtok_micros));
+  const outputColumn = creditsColumn(models.map((model) => model.output_per_mtok_micros));
   return (
     <>
       <PageHeader title="Models and tiers" description="As configured in lmgate.yaml; change them there and restart." />
@@ -71,7 +74,7 @@ export function AdminCatalogPage() {
                   <code>{model.id}</code>
                 </th>
                 <td data-label="Input / 1M tokens" className="num">
-                  {formatCredits(model.input_per_mtok_micros)}
+                  {inputColumn(model.input_per_mtok_micros)}
                   <InputPriceKinds
                     input={model.input_per_mtok_micros}
                     cachedInput={model.cached_input_per_mtok_micros}
@@ -84,7 +87,7 @@ export function AdminCatalogPage() {
                   {/* An embedding model writes no tokens. */}
                   {model.endpoints.some((endpoint) => endpoint !== 'embeddings') ? (
                     <>
-                      {formatCredits(model.output_per_mtok_micros)}
+                      {outputColumn(model.output_per_mtok_micros)}
                       <OutputPriceKinds output={model.output_per_mtok_micros} reasoning={model.reasoning_per_mtok_micros} format={formatCredits} />
                     </>
                   ) : (

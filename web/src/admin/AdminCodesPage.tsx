@@ -5,7 +5,7 @@ import { LoadState } from '../components/LoadState';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { TextField } from '../components/TextField';
-import { formatCredits, formatDate, formatExpiry } from '../format';
+import { creditsColumn, formatDate, formatExpiry } from '../format';
 import { usePageTitle } from '../page-title';
 import { useApiData } from '../use-api-data';
 import { adminPath, type CodeList, type CreatedCodes } from './admin-api';
@@ -15,6 +15,7 @@ export function AdminCodesPage() {
   usePageTitle('Codes');
   const codes = useApiData<CodeList>(adminPath('/codes'));
   const [created, setCreated] = useState<string[]>([]);
+  const credits = creditsColumn(codes.data?.codes.map((code) => code.amount_micros) ?? []);
 
   return (
     <>
@@ -57,7 +58,7 @@ export function AdminCodesPage() {
                   <th scope="row" data-label="Code">
                     <code>{code.hint ?? code.id}</code>
                   </th>
-                  <td data-label="Credits" className="num">{formatCredits(code.amount_micros)}</td>
+                  <td data-label="Credits" className="num">{credits(code.amount_micros)}</td>
                   <td data-label="Expires">{code.expires_at === null ? 'Never' : formatExpiry(code.expires_at)}</td>
                   <td data-label="Created">{formatDate(code.created_at)}</td>
                   <td data-label="State">

@@ -1,5 +1,6 @@
 // The business at a glance over the last 30 days: requests, tokens, credits spent and sold
-// per day, active accounts, top accounts and models, answers by status, upstream health.
+// per day, active accounts, top accounts and models, answers by status (requests refused
+// before any model included, and in the error rate), upstream health.
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { LoadState } from '../components/LoadState';
@@ -42,8 +43,9 @@ export function AdminOverviewPage() {
               ) : (
                 <ul className="plain-list">
                   {report.by_status.map((row) => (
-                    <li key={row.status}>
+                    <li key={row.status} data-testid={`status-${row.status}`}>
                       <span className={`badge ${row.status < 400 ? 'success' : 'danger'}`}>{row.status}</span> {formatNumber(row.requests)}
+                      {row.refused === 0 ? null : <span className="muted"> ({row.refused === row.requests ? 'all' : formatNumber(row.refused)} refused before any model)</span>}
                     </li>
                   ))}
                 </ul>
@@ -134,22 +136,26 @@ export function AdminOverviewPage() {
 
 function Stats({ report }: { report: UsageReport }) {
   const sum = (pick: (day: UsageReport['days'][number]) => number) => report.days.reduce((total, day) => total + pick(day), 0);
-  const requests = sum((d) => d.requests);
+  // Every answer, refusals included: a refused request failed as surely as a failed one.
+  const requests = report.by_status.reduce((total, s) => total + s.requests, 0);
   const failed = report.by_status.filter((s) => s.status >= 400).reduce((total, s) => total + s.requests, 0);
   const stats = [
     { label: 'Requests', value: formatNumber(requests) },
     { label: 'Tokens', value: formatNumber(sum((d) => d.prompt_tokens + d.completion_tokens)) },
     { label: 'Credits spent', value: formatCredits(sum((d) => d.cost_micros)) },
-    { label: 'Credits sold', value: formatCredits(sum((d) => d.credits_sold_micros)) },
+    { label: 'Credits sold', value: formatCredits(sum((d) => d.credits_sold_micros)), note: `${formatCredits(sum((d) => d.credits_redeemed_micros))} from codes, not counted` },
     { label: 'Active accounts', value: formatNumber(report.by_account.length) },
-    { label: 'Error rate', value: requests === 0 ? '–' : `${((failed / requests) * 100).toFixed(1)}%` },
-  ];
+    { label: 'Error rate', value: requests === 0 ? '–' : `${((failed / requests) * 100).toFixed(1)}%`, note: `${formatNumber(failed)} of ${formatNumber(requests)} answers` },
+  ] as { label: string; value: string; note?: string }[];
   return (
     <div className="grid stats">
       {stats.map((stat) => (
         <div key={stat.label} className="card stat">
           <p className="stat-label">{stat.label}</p>
-          <p className="stat-value">{stat.value}</p>
+          <p className="stat-value" data-testid={`stat-${stat.label.toLowerCase().replace(/ /g, '-')}`}>
+            {stat.value}
+          </p>
+          {stat.note === undefined ? null : <p className="stat-note muted">{stat.note}</p>}
         </div>
       ))}
     </div>

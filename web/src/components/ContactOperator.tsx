@@ -1,16 +1,14 @@
 import type { ReactNode } from 'react';
 import { useSession } from '../session';
 
-/** "Contact the operator", as a link when the operator configured how (`contact`: an email address or a URL). */
+/** "Contact the operator", with their email address and support page as links when configured (`support`, or `contact`). */
 export function ContactOperator({ children = 'contact the operator' }: { children?: ReactNode }) {
-  const { config } = useSession();
-  const contact = config.contact;
-  if (contact === null) return <>{children}</>;
-  const href = /^https?:\/\//i.test(contact) ? contact : contact.includes('@') && !contact.includes(':') ? `mailto:${contact}` : null;
-  if (href === null) return <>{children} ({contact})</>;
+  const { email, url } = useSession().config.support;
+  const links = [email && <a key="email" href={`mailto:${email}`}>{email}</a>, url && <a key="url" href={url}>{url}</a>].filter(Boolean);
+  if (links.length === 0) return <>{children}</>;
   return (
     <>
-      {children} (<a href={href}>{contact}</a>)
+      {children} ({links.length === 2 ? [links[0], ' or ', links[1]] : links[0]})
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { Fragment } from 'react';
 import { Link } from 'react-router';
+import { AccountStanding } from '../components/AccountStanding';
 import { CodeBlock } from '../components/CodeBlock';
 import { CopyButton } from '../components/CopyButton';
 import { LoadState } from '../components/LoadState';
@@ -29,6 +30,7 @@ export function OverviewPage() {
         <LoadState error={overview.error} onRetry={overview.reload} />
       ) : (
         <>
+          <AccountStanding standing={data.standing} plan={data.plan.name} />
           <div className="grid two">
             <section className="card" aria-labelledby="balance-title">
               <h2 id="balance-title" className="card-title">
@@ -59,6 +61,11 @@ export function OverviewPage() {
               <p className="metric">
                 <span className="metric-value">{formatPlanName(data.plan.name)}</span>
               </p>
+              {data.standing.state === 'ok' || data.standing.state === 'complimentary' ? null : (
+                <p className="muted" data-testid="plan-blocked">
+                  API requests are refused: see above.
+                </p>
+              )}
               <PlanLimits plan={data.plan} />
               <p className="card-footer">
                 <Link to="/billing/plans">Compare plans</Link>

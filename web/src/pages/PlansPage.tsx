@@ -11,11 +11,12 @@ import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { PlanLimits } from '../components/PlanLimits';
 import { TextField } from '../components/TextField';
+import { AccountStanding } from '../components/AccountStanding';
 import { ContactOperator } from '../components/ContactOperator';
 import { formatCredits, formatDateTime, formatLedgerKind, formatNumber, formatPlanName, formatPrice, formatWait } from '../format';
 import { usePageTitle } from '../page-title';
 import { useSession } from '../session';
-import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, PlanChanged, Plans, Redemption } from '../types';
+import type { Account, EnabledPayments, Ledger, PaymentOptions, Payments, Plan, PlanChanged, Plans, Redemption, Standing } from '../types';
 import { useApiData } from '../use-api-data';
 import { AddCredits } from './billing/AddCredits';
 import { AutoRechargeSettings } from './billing/AutoRechargeSettings';
@@ -74,12 +75,13 @@ export function PlansPage() {
           Plans
         </h2>
         {switched === null ? null : <Notice tone="success">You are now on the {formatPlanName(switched)} plan.</Notice>}
+        {plans.data === undefined ? null : <AccountStanding standing={plans.data.standing} plan={plans.data.current} onPlans />}
         {plans.data === undefined ? (
           <LoadState error={plans.error} onRetry={plans.reload} />
         ) : (
           <div className="plan-grid">
             {plans.data.plans.map((plan) => (
-              <PlanCard key={plan.name} plan={plan} payments={payments} subscribed={subscribed} onSwitch={() => setSwitching(plan)} />
+              <PlanCard key={plan.name} plan={plan} payments={payments} subscribed={subscribed} standing={plans.data!.standing.state} onSwitch={() => setSwitching(plan)} />
             ))}
           </div>
         )}
@@ -131,6 +133,8 @@ interface PlanCardProps {
   payments: EnabledPayments | null;
   /** On a paid plan through Stripe. */
   subscribed: boolean;
+  /** The account's standing: a current plan it may not use says so instead of "This is your plan". */
+  standing: Standing['state'];
   onSwitch(): void;
 }
 
@@ -178,7 +182,18 @@ function PlanCard({ plan, ...action }: PlanCardProps) {
   );
 }
 
-function PlanAction({ plan, payments, subscribed, onSwitch }: PlanCardProps) {
+function PlanAction({ plan, payments, subscribed, standing, onSwitch }: PlanCardProps) {
+  const blocked = standing === 'suspended' || standing === 'subscription_required' || standing === 'subscription_lapsed';
+  if (plan.current && blocked) {
+    if (standing !== 'suspended' && payments?.subscribable.includes(plan.name) === true) {
+      return <StripeButton label={`Subscribe to ${formatPlanName(plan.name)}`} path="/payments/subscribe" body={{ tier: plan.name }} primary />;
+    }
+    return (
+      <p className="muted">
+        Your plan, but API requests are refused: <ContactOperator />.
+      </p>
+    );
+  }
   if (plan.current) {
     return plan.subscription && payments !== null ? <StripeButton label="Manage subscription" path="/payments/portal" /> : <p className="muted">This is your plan.</p>;
   }

@@ -1,0 +1,120 @@
+// What `lmgate help [COMMAND [SUBCOMMAND]]`, `lmgate COMMAND --help` and a mistake print:
+// the overview, and each command's and subcommand's usage, options and notes.
+
+const CONFIG_NOTE = `Every command reads the same configuration as the server: lmgate.yaml (or .yml, .json)
+in the working directory, or the file LMGATE_CONFIG names, then the environment
+(LMGATE_*, DATABASE_URL for PostgreSQL, REDIS_URL for shared mode). Without DATABASE_URL
+the store is the SQLite file in the data directory (./data/lmgate.db).`;
+
+const CONTROLS = `controls: --expires DATE, --models P,P (globs), --ips CIDR,CIDR, --rpm N,
+          --credit-limit N or N/month; the word none clears one. --models and --ips
+          may also be given more than once.`;
+
+/** Each subcommand's help, by `command subcommand` (or `command` for one without). */
+const HELP: Record<string, string> = {
+  serve: `usage: lmgate serve [--port N] [--host H] [--workers N]
+
+Runs the server (what npm start runs). On the first start on an empty store it creates a
+demo account and prints its API key once.
+
+  --port N      the port (else LMGATE_PORT, then PORT, then server.port; 8080)
+  --host H      the address to listen on (else LMGATE_HOST, then server.host; 127.0.0.1)
+  --workers N   N processes sharing the port (else LMGATE_WORKERS, server.workers);
+                more than 1 needs shared mode (REDIS_URL) and PostgreSQL
+
+SIGTERM or SIGINT drains in-flight answers and exits; while starting, it exits at once.`,
+  migrate: `usage: lmgate migrate
+
+Applies pending migrations to the store and exits (serve does this at every start).`,
+  'accounts create': `usage: lmgate accounts create --email E [--tier T] [--name N] [--credits N]
+
+Creates an account, with N credits to start with.`,
+  'accounts list': 'usage: lmgate accounts list\n\nEvery account, with its status and tier.',
+  'accounts show': 'usage: lmgate accounts show A\n\nOne account, with its balance.',
+  'accounts suspend': 'usage: lmgate accounts suspend A\n\nRefuses every request of the account (403) until it is reactivated.',
+  'accounts reactivate': 'usage: lmgate accounts reactivate A\n\nLifts a suspension.',
+  'accounts set-tier': `usage: lmgate accounts set-tier A T [--comp [--until DATE]]
+
+Moves the account to tier T. --comp gives the tier without the subscription it needs
+(complimentary), until the end of DATE (UTC) when --until is given.`,
+  'accounts set-price-multiplier': 'usage: lmgate accounts set-price-multiplier A M\n\nEvery price × M for the account: 0.9 is 10 % off, 1.2 is 20 % more.',
+  'accounts set-role': 'usage: lmgate accounts set-role A operator|customer\n\nOperators use the admin API and the console with their dashboard session.',
+  'accounts set-password': 'usage: lmgate accounts set-password A\n\nThe password from the first line of stdin, or asked for twice at a terminal.',
+  'accounts reset-link': 'usage: lmgate accounts reset-link A\n\nA one-time link (valid an hour) to choose a new password.',
+  'keys create': `usage: lmgate keys create A [--name N] [controls]
+
+Creates an API key for the account and prints its secret once.
+
+${CONTROLS}`,
+  'keys update': `usage: lmgate keys update KEY_ID [--name N] [controls]
+
+Renames a key, or changes its controls.
+
+${CONTROLS}`,
+  'keys list': 'usage: lmgate keys list A\n\nThe account\'s keys, masked; never a secret.',
+  'keys revoke': 'usage: lmgate keys revoke KEY_ID\n\nThe key stops working on every running instance within a second.',
+  'credits grant': 'usage: lmgate credits grant A N --reason R\n\nAdds N credits (a ledger entry that keeps the reason).',
+  'credits adjust': 'usage: lmgate credits adjust A ±N --reason R\n\nAdds or takes credits, never below zero: adjust A -5 --reason R takes 5.',
+  'credits ledger': 'usage: lmgate credits ledger A [--limit K]\n\nThe newest K ledger entries (50) and the balance.',
+  'codes create': 'usage: lmgate codes create --credits N [--count K] [--expires DATE]\n\nRedemption codes worth N credits each, printed once (only a hash is stored).',
+  'codes list': 'usage: lmgate codes list\n\nEvery code: its last characters (LMG-…-7K3Q), amount, expiry, redeemed by and when.',
+  'codes disable': 'usage: lmgate codes disable CODE_ID\n\nThe code no longer redeems.',
+  'admin-keys create': `usage: lmgate admin-keys create --scope S[,S] [--name N]
+
+An admin API key; prints the secret once. Scopes: read, accounts, credits, keys; give
+several separated by commas or with --scope more than once.`,
+  'admin-keys list': 'usage: lmgate admin-keys list\n\nEvery admin key, masked.',
+  'admin-keys revoke': 'usage: lmgate admin-keys revoke ID\n\nThe admin key stops working.',
+  audit: 'usage: lmgate audit [--limit K]\n\nThe newest K admin actions (50): who, what, before and after.',
+  'payments list': 'usage: lmgate payments list [--limit K]\n\nPayments received through Stripe, newest first.',
+  'payments replay': 'usage: lmgate payments replay EVENT_ID\n\nApplies a stored Stripe event again (idempotent).',
+  upstreams: `usage: lmgate upstreams [--url URL]
+
+Each upstream deployment's health, in-flight requests, outcomes and latency, as the running
+server sees it (its /metrics; --url names another server).`,
+  'store copy': `usage: lmgate store copy --to URL
+
+Copies the SQLite store into an empty PostgreSQL database (postgres://...) and verifies it.
+Stop the server first, then start it with DATABASE_URL=URL.`,
+};
+
+export const OVERVIEW_HELP = `usage: lmgate <command> [options]   (every command takes --json)
+
+  serve [--port N] [--host H] [--workers N]    run the server (what npm start runs)
+  migrate                                      apply pending migrations and exit
+  accounts create | list | show | suspend | reactivate | set-tier | set-price-multiplier
+           | set-role | set-password | reset-link
+  keys create | update | list | revoke         API keys and their controls
+  credits grant | adjust | ledger              balances, through the ledger
+  codes create | list | disable                redemption codes
+  admin-keys create | list | revoke            keys of the admin API
+  audit [--limit K]                            the newest admin actions
+  payments list | replay                       payments received through Stripe
+  upstreams [--url URL]                        upstream deployments' health
+  store copy --to URL                          copy the SQLite store into PostgreSQL
+
+  lmgate help COMMAND [SUBCOMMAND], or lmgate COMMAND [SUBCOMMAND] --help: one command
+  lmgate --version
+
+A is an account id or email. N is in credits, up to 6 decimals (1 credit = 1,000,000
+micro-credits).
+
+${CONFIG_NOTE}`;
+
+/** The help for `words` (a command, maybe a subcommand), or undefined for no such command. */
+export function helpFor(words: string[]): string | undefined {
+  const [command, subcommand] = words;
+  if (command === undefined) return OVERVIEW_HELP;
+  const own = HELP[command] ?? (subcommand === undefined ? undefined : HELP[`${command} ${subcommand}`]);
+  if (own) return `${own}\n\n${CONFIG_NOTE}`;
+  const subcommands = Object.keys(HELP).filter((key) => key.startsWith(`${command} `));
+  if (subcommands.length === 0) return undefined;
+  const usages = subcommands.map((key) => `  ${HELP[key]!.split('\n')[0]!.replace(/^usage: /, '')}`);
+  return `usage:\n${usages.join('\n')}\n\nlmgate ${command} SUBCOMMAND --help for one of them.\n\n${CONFIG_NOTE}`;
+}
+
+/** Whether `command` is one lmgate has. */
+export function isCommand(command: string): boolean {
+  return Object.keys(HELP).some((key) => key === command || key.startsWith(`${command} `));
+}
+
