@@ -67,7 +67,8 @@ describe('the console shows what went wrong', () => {
     expect(keys).toContain('models: demo-*');
     await screenshot('console-account-request-log');
     await page.getByLabel('Outcome').selectOption('succeeded');
-    await page.waitForFunction('document.querySelectorAll(\'[data-testid="account-request-log"] tbody tr\').length === 1');
+    // The page's CSP allows no eval, so the wait polls from here rather than in the page.
+    await expect.poll(() => page.locator('[data-testid="account-request-log"] tbody tr').count()).toBe(1);
     assertClean();
 
     const phone = await operatorPage(PHONE);
