@@ -88,10 +88,15 @@ export class UsageStreamWriter {
     await this.flush();
   }
 
-  /** Writes what is waiting now: this consumer's unacknowledged entries, then new ones. */
+  /**
+   * Writes what is waiting now: new entries, then this consumer's unacknowledged ones. In
+   * that order: the loop reads on the same connection, and between a read of this
+   * consumer's entries and a read of new ones it could take a new entry that neither read
+   * sees; taken after the read of new ones, an entry is among this consumer's for the second.
+   */
   async flush(): Promise<void> {
-    while ((await this.writeBatch(await this.read('0', 0))) > 0);
     while ((await this.writeBatch(await this.read('>', 0))) > 0);
+    while ((await this.writeBatch(await this.read('0', 0))) > 0);
   }
 
   private async run(): Promise<void> {
