@@ -24,7 +24,7 @@ import { webAppRoutes } from './http/routes/web-app.js';
 import type { AdmissionService } from './billing/admission.js';
 import { MemoryAdmission } from './billing/memory-admission.js';
 import { Balances } from './billing/balances.js';
-import { MemoryKeySpend } from './billing/key-spend.js';
+import { MemorySpend } from './billing/memory-spend.js';
 import { MemoryCreditBook } from './billing/reservations.js';
 import { Tiers } from './billing/tiers.js';
 import { UsageWriter } from './billing/usage-writer.js';
@@ -42,6 +42,7 @@ import type { Payments } from './payments/payments.js';
 import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Change, Store } from './store/store.js';
+import { WebhookWorker, type WebhookWorkerOptions } from './webhooks/worker.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,6 +61,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer };
   /** Test hook: how often to poll for changes made elsewhere (default 250 ms). */
   changePollMs?: number;
+  /** Test hook: the webhook sender's clock, schedule and timings. */
+  webhooks?: WebhookWorkerOptions;
 }
 
 declare module 'fastify' {
@@ -207,6 +210,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refusals.prune().catch((err: unknown) => app.log.error({ err }, 'request log retention sweep failed'));
   }, RETENTION_SWEEP_MS);
   pruneTimer.unref();
+  // Customer webhooks go out from every instance, off the request path (webhooks/worker.ts).
+  const webhookWorker = new WebhookWorker(store, {
+    timeoutMs: config.webhooks.timeout_seconds * 1000,
+    allowPrivateAddresses: config.webhooks.allow_private_addresses,
+    onError: (err) => app.log.error({ err }, 'webhook delivery failed'),
+    ...deps.webhooks,
+  });
 
   app.decorate('changeFeed', changeFeed);
   app.decorate('commands', services.commands);
@@ -221,6 +231,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await deps.shared?.changes.subscribe(applyChange);
     await admission.start();
     deps.shared?.calibrations.start(services.catalog);
+    webhookWorker.start();
   });
   // Node closes the connections idle when closing starts; one whose request finishes later
   // would stay open until its keep-alive timeout (72 s) and hold the shutdown that long.
@@ -240,6 +251,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(pruneTimer);
     eventLoopDelay.stop();
     await changeFeed.stop();
+    await webhookWorker.stop();
     await deps.shared?.calibrations.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), refusals.flush(), admission.close(), services.catalog.close()]);
@@ -251,7 +263,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 function memoryAdmission(store: Store, onError: (err: unknown) => void): AdmissionService {
   const credits = new MemoryCreditBook(store);
   const writer = new UsageWriter(store, credits, { onError });
-  return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer, new MemoryKeySpend(store, writer));
+  return new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), credits, writer, new MemorySpend(store, writer));
 }
 
 function tlsOptions(config: Config, read: AppDeps['tls']): Record<string, unknown> {

@@ -80,16 +80,19 @@ export class ForbiddenError extends LmgateError {
  * key_credit_limit it was the key's credit limit (its spending and holds), not the account's
  * balance, and `availableMicros` is what is left of the limit.
  */
+/** The limit on spending a 402 names (billing/spend-limit.ts): a key's, a member's budget, an organisation's. */
+export type SpendReason = 'key_credit_limit' | 'member_budget' | 'org_budget';
+
 export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
   /** When only the output ceiling was too large: the most output tokens that would fit. */
   readonly maxTokensThatFit: number | undefined;
-  readonly reason: 'key_credit_limit' | undefined;
+  readonly reason: SpendReason | undefined;
 
   constructor(
     readonly neededMicros: number | undefined,
     readonly availableMicros: number,
-    details: { maxTokensThatFit?: number; reason?: 'key_credit_limit' } = {},
+    details: { maxTokensThatFit?: number; reason?: SpendReason } = {},
   ) {
     super(`needs ${neededMicros ?? 'more than 0'} micro-credits, ${availableMicros} available${details.reason ? ` (${details.reason})` : ''}`);
     this.maxTokensThatFit = details.maxTokensThatFit;
@@ -299,7 +302,11 @@ export type RefusalCode =
   | 'sign_up_closed'
   | 'wrong_credentials'
   | 'wrong_current_password'
-  | 'reset_link_invalid';
+  | 'reset_link_invalid'
+  | 'org_role_required'
+  | 'org_last_owner'
+  | 'org_owner_required'
+  | 'org_requires_sso';
 
 export class Refusal extends LmgateError {
   constructor(readonly code: RefusalCode) {
@@ -325,6 +332,15 @@ export class EmailTakenError extends LmgateError {
 
   constructor(readonly email: string) {
     super(`an account with email ${email} exists`);
+  }
+}
+
+/** An organisation with a name another one has (the unique index decided). */
+export class OrgNameTakenError extends LmgateError {
+  readonly code = 'org_name_taken';
+
+  constructor(readonly orgName: string) {
+    super(`an organisation named ${JSON.stringify(orgName)} exists`);
   }
 }
 
@@ -374,6 +390,7 @@ export type KnownError =
   | AttemptFailure
   | BalanceWouldGoNegativeError
   | EmailTakenError
+  | OrgNameTakenError
   | NotFoundInStoreError
   | Refusal;
 

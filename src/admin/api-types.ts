@@ -312,3 +312,41 @@ export interface Me {
   actor: { kind: string; id: string };
   scopes: string[];
 }
+
+export interface AdminOrg {
+  id: string;
+  name: string;
+  tier: string;
+  status: string;
+  balance_micros: number;
+  members: number;
+  created_at: string;
+}
+
+export interface AdminOrgMember {
+  account_id: string;
+  email: string;
+  name: string | null;
+  role: 'owner' | 'admin' | 'billing' | 'member';
+  joined_at: string;
+}
+
+export interface AdminOrgBudget {
+  /** null: the whole organisation. */
+  member_id: string | null;
+  monthly_micros: number;
+}
+
+export interface OrgList {
+  orgs: AdminOrg[];
+}
+
+export interface OrgDetail {
+  org: AdminOrg;
+  members: AdminOrgMember[];
+  budgets: AdminOrgBudget[];
+}
+
+export interface MemberRemoved {
+  revoked_key_ids: string[];
+}

@@ -23,7 +23,10 @@ async function nameOf(store: NameLookup, { kind, id }: Named): Promise<string | 
   switch (kind) {
     case 'account':
     case 'operator':
-      return (await store.findAccount(id))?.email ?? null;
+    {
+      const account = await store.findAccount(id);
+      return (account?.kind === 'org' ? account.name : account?.email) ?? null;
+    }
     case 'key':
       return (await store.findKeyById(id))?.name ?? null;
     default:

@@ -17,6 +17,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { codeRoutes } from './routes/codes.js';
 import { creditRoutes } from './routes/credits.js';
 import { keyRoutes } from './routes/keys.js';
+import { orgRoutes } from './routes/orgs.js';
 import { reportRoutes } from './routes/reports.js';
 import { requestLogRoutes } from './routes/requests.js';
 
@@ -61,6 +62,7 @@ export function adminRoutes(services: AppServices, metrics: Metrics, callers: Ad
     const routes = admin.withTypeProvider<TypeBoxTypeProvider>();
     accountRoutes(routes, context);
     keyRoutes(routes, context);
+    orgRoutes(routes, context);
     creditRoutes(routes, context);
     codeRoutes(routes, context);
     reportRoutes(routes, context);

@@ -1,7 +1,14 @@
 // In-process caches for the hot path: key hash → key, account id → account. Entries are
-// dropped when the change feed (cluster/change-feed.ts) reports a revocation, suspension
-// or tier change, so no request waits on the store once a key has been seen.
+// dropped when the change feed (cluster/change-feed.ts) reports a revocation, suspension,
+// tier, membership or budget change, so no request waits on the store once a key has been seen.
+import type { OrgBudget } from '../store/org-store.js';
 import type { Account, ApiKeyRecord } from '../store/store.js';
+
+/** An account as the hot path needs it: with its organisation's budgets (none for a person). */
+export interface CachedAccount {
+  account: Account;
+  budgets: readonly OrgBudget[];
+}
 
 /** Cap on remembered unknown hashes, so a flood of forged keys cannot grow memory. */
 const MAX_NEGATIVE_ENTRIES = 10_000;
@@ -10,7 +17,7 @@ export class KeyCache {
   private readonly keysByHash = new Map<string, ApiKeyRecord>();
   private readonly hashById = new Map<string, string>();
   private readonly unknownHashes = new Set<string>();
-  private readonly accounts = new Map<string, Account>();
+  private readonly accounts = new Map<string, CachedAccount>();
 
   getKey(hash: string): ApiKeyRecord | null | undefined {
     const key = this.keysByHash.get(hash);
@@ -29,12 +36,12 @@ export class KeyCache {
     this.unknownHashes.add(hash);
   }
 
-  getAccount(accountId: string): Account | undefined {
+  getAccount(accountId: string): CachedAccount | undefined {
     return this.accounts.get(accountId);
   }
 
-  putAccount(account: Account): void {
-    this.accounts.set(account.id, account);
+  putAccount(cached: CachedAccount): void {
+    this.accounts.set(cached.account.id, cached);
   }
 
   forgetKey(keyId: string): void {

@@ -4,7 +4,7 @@ import type { RateLimitState } from '../errors.js';
 import type { LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { UsageRecord } from '../store/store.js';
-import type { LimitedKey } from './key-credit.js';
+import type { SpendLimit } from './spend-limit.js';
 import type { BalanceSnapshot, Reservation } from './reservations.js';
 import type { Tier } from './tiers.js';
 import type { UsageWriteObserver } from './usage-writer.js';
@@ -13,8 +13,8 @@ import type { UsageWriteObserver } from './usage-writer.js';
 export interface Principal {
   accountId: string;
   tier: Tier;
-  /** The request's key, when it has a credit limit of its own (absent: nothing is looked up for it). */
-  key?: LimitedKey;
+  /** The limits on spending its charges count against, in order (spend-limit.ts spendLimitsOf); none: nothing is looked up. */
+  spendLimits?: readonly SpendLimit[];
 }
 
 /** What a request will use at most, known once its prompt is counted. */
@@ -60,8 +60,8 @@ export interface Admission {
   giveBackRequests(taken: TakenRequests): MaybePromise<void>;
   /** A chat request starts (in memory: its concurrency slot, or 429). */
   open(principal: Principal): Pass;
-  /** What a key spent in its credit limit's current window (the dashboard shows it against the limit). */
-  keySpent(key: LimitedKey): MaybePromise<number>;
+  /** What a limit's scope spent in its current window (the dashboard shows it against the limit). */
+  spent(limit: SpendLimit): MaybePromise<number>;
   limits(principal: Principal): MaybePromise<LimitsSnapshot>;
 }
 

@@ -1,14 +1,14 @@
 // The admission in one process: limits in GCRA limiters, credits in the MemoryCreditBook,
-// keys' credit limits in MemoryKeySpend, settled usage in the UsageWriter. A request is
+// spend limits (keys', members', organisations') in MemorySpend, settled usage in the UsageWriter. A request is
 // admitted against its counters (counters.ts); everything stays synchronous while the
-// account (and its key's spend) is loaded, so the request path awaits nothing.
+// account (and its limits' spending) is loaded, so the request path awaits nothing.
 import type { RateLimitState } from '../errors.js';
 import type { AccountLimits, LimitsSnapshot, TakenRequests } from '../limits/account-limits.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { AdmissionHealth, AdmissionService, Decision, Pass, Principal, Released, RequestPlan, Settlement } from './admission.js';
 import { admitAll, settleAll, type Counter } from './counters.js';
-import type { LimitedKey } from './key-credit.js';
-import type { KeyHold, MemoryKeySpend } from './key-spend.js';
+import type { SpendHold, MemorySpend } from './memory-spend.js';
+import type { SpendLimit } from './spend-limit.js';
 import type { BalanceSnapshot, MemoryCreditBook, Reservation } from './reservations.js';
 import type { Tier } from './tiers.js';
 import type { UsageWriteObserver, UsageWriter } from './usage-writer.js';
@@ -18,7 +18,7 @@ export class MemoryAdmission implements AdmissionService {
     private readonly limitsOf: AccountLimits,
     readonly credits: MemoryCreditBook,
     private readonly writer: UsageWriter,
-    private readonly keySpend: MemoryKeySpend,
+    private readonly spend: MemorySpend,
   ) {}
 
   takeRequest({ accountId, tier }: Principal): RateLimitState {
@@ -34,15 +34,15 @@ export class MemoryAdmission implements AdmissionService {
   }
 
   open(principal: Principal): Pass {
-    return new MemoryPass(this.limitsOf, this.credits, this.writer, this.keySpend, principal);
+    return new MemoryPass(this.limitsOf, this.credits, this.writer, this.spend, principal);
   }
 
   snapshot(accountId: string): Promise<BalanceSnapshot> {
     return this.credits.snapshot(accountId);
   }
 
-  keySpent(key: LimitedKey): MaybePromise<number> {
-    return this.keySpend.spent(key);
+  spent(limit: SpendLimit): MaybePromise<number> {
+    return this.spend.spent(limit);
   }
 
   limits({ accountId, tier }: Principal): LimitsSnapshot {
@@ -78,7 +78,7 @@ class MemoryPass implements Pass {
   private readonly releaseSlot: () => void;
   private readonly accountId: string;
   private readonly tier: Tier;
-  private readonly key: LimitedKey | undefined;
+  private readonly spendLimits: readonly SpendLimit[];
   private counters: Counter[] | undefined;
   private credit: AccountCreditCounter | undefined;
   private released = false;
@@ -87,12 +87,12 @@ class MemoryPass implements Pass {
     private readonly limits: AccountLimits,
     private readonly credits: MemoryCreditBook,
     private readonly writer: UsageWriter,
-    private readonly keySpend: MemoryKeySpend,
-    { accountId, tier, key }: Principal,
+    private readonly spend: MemorySpend,
+    { accountId, tier, spendLimits = [] }: Principal,
   ) {
     this.accountId = accountId;
     this.tier = tier;
-    this.key = key;
+    this.spendLimits = spendLimits;
     // First, before the body is even validated: the slot bounds the work one account can
     // have running, counting long prompts included.
     this.releaseSlot = limits.acquireSlot(accountId, tier);
@@ -103,16 +103,16 @@ class MemoryPass implements Pass {
   }
 
   requireCredit(): MaybePromise<void> {
-    const { key } = this;
-    const account = this.credits.requireCredit(this.accountId);
-    return key === undefined ? account : andThen(account, () => this.keySpend.requireCredit(key));
+    let check = this.credits.requireCredit(this.accountId);
+    for (const limit of this.spendLimits) check = andThen(check, () => this.spend.requireCredit(limit));
+    return check;
   }
 
-  /** The counters in order: tokens per minute, the account's credit, the key's credit limit (so the account's 402 comes first, as in shared mode). */
+  /** The counters in order: tokens per minute, the account's credit, then its limits on spending (so the account's 402 comes first, as in shared mode). */
   admit({ promptTokens, worstCaseMicros }: RequestPlan): MaybePromise<Decision> {
     const credit = new AccountCreditCounter(this.credits, this.accountId, worstCaseMicros);
     const counters: Counter[] = [new TokensCounter(this.limits, this.accountId, this.tier, promptTokens), credit];
-    if (this.key !== undefined) counters.push(new KeyCreditCounter(this.keySpend, this.key, worstCaseMicros));
+    for (const limit of this.spendLimits) counters.push(new SpendCounter(this.spend, limit, worstCaseMicros));
     return andThen(admitAll(counters), () => {
       this.counters = counters;
       this.credit = credit;
@@ -189,30 +189,30 @@ class AccountCreditCounter implements Counter {
   }
 }
 
-/** The worst case held against the key's credit limit; settled, what the account was charged counted in the key's window. */
-class KeyCreditCounter implements Counter {
-  private hold: KeyHold | undefined;
+/** The worst case held against a limit on spending; settled, what the account was charged counted in the limit's window. */
+class SpendCounter implements Counter {
+  private hold: SpendHold | undefined;
 
   constructor(
-    private readonly keySpend: MemoryKeySpend,
-    private readonly key: LimitedKey,
+    private readonly spend: MemorySpend,
+    private readonly limit: SpendLimit,
     private readonly amountMicros: number,
   ) {}
 
   load(): MaybePromise<void> {
-    return andThen(this.keySpend.load(this.key), () => undefined);
+    return andThen(this.spend.load(this.limit), () => undefined);
   }
 
   take(): void {
-    this.hold = this.keySpend.hold(this.key, this.amountMicros);
+    this.hold = this.spend.hold(this.limit, this.amountMicros);
   }
 
   giveBack(): void {
-    if (this.hold) this.keySpend.cancel(this.hold);
+    if (this.hold) this.spend.cancel(this.hold);
     this.hold = undefined;
   }
 
   settle({ record }: Settlement): void {
-    if (this.hold) this.keySpend.settle(this.hold, record);
+    if (this.hold) this.spend.settle(this.hold, record);
   }
 }

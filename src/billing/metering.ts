@@ -21,6 +21,7 @@ export interface RequestIdentity {
   requestId: string;
   accountId: string;
   keyId: string;
+  memberId: string | null;
   tier: Tier;
   model: ModelEntry;
   scale: PriceScale;
@@ -91,6 +92,7 @@ export class MeteredRequest {
         requestId: identity.requestId,
         accountId: identity.accountId,
         keyId: identity.keyId,
+        memberId: identity.memberId,
         model: identity.model.id,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,

@@ -96,7 +96,7 @@ export async function accountsCommand(config: Config, args: ParsedCommand, io: C
   });
 }
 
-function assertTier(config: Config, tier: string): void {
+export function assertTier(config: Config, tier: string): void {
   if (!(tier in config.tiers)) throw new CliError(`no tier "${tier}" (configured: ${Object.keys(config.tiers).join(', ')})`);
 }
 

@@ -10,13 +10,18 @@ import type { Config } from '../config/schema.js';
 import { BalanceWouldGoNegativeError, type LedgerEntry } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
 import { balanceFields, parseCreditAmount } from './credit-amount.js';
-import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
+import { requireAccount, requireOrg, stringFlag, type ParsedCommand } from './args.js';
 import { printRecord, printTable } from './output.js';
 
 const DEFAULT_LEDGER_LIMIT = 50;
 
 export async function creditsCommand(config: Config, args: ParsedCommand, io: CliIo): Promise<number> {
-  const [action, ref, ...rest] = args.positionals;
+  const orgRef = stringFlag(args, 'org');
+  // With --org the organisation is the account: every positional after the action is the rest.
+  const [action, ...named] = args.positionals;
+  const ref = orgRef === undefined ? named[0] : undefined;
+  const rest = orgRef === undefined ? named.slice(1) : named;
+  const accountOf = (store: Parameters<typeof requireAccount>[0] & Parameters<typeof requireOrg>[0]) => (orgRef === undefined ? requireAccount(store, ref) : requireOrg(store, orgRef));
   switch (action) {
     case 'grant':
     case 'adjust': {
@@ -25,7 +30,7 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
       const reason = stringFlag(args, 'reason')?.trim();
       if (!reason) throw new CliError(`${what} needs --reason (it is kept in the ledger)`);
       return withStore(config, async (store) => {
-        const account = await requireAccount(store, ref);
+        const account = await accountOf(store);
         try {
           const commands = new Commands(store);
           const change = { accountId: account.id, amountMicros, reason };
@@ -35,7 +40,7 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
         } catch (err) {
           if (!(err instanceof BalanceWouldGoNegativeError)) throw err;
           throw new CliError(
-            `refused: taking ${formatCredits(-amountMicros)} credits would take the balance of ${account.email} ` +
+            `refused: taking ${formatCredits(-amountMicros)} credits would take the balance of ${account.kind === 'org' ? account.name : account.email} ` +
               `(${formatCredits(err.balanceMicros)} credits) below zero; nothing was changed`,
           );
         }
@@ -45,7 +50,7 @@ export async function creditsCommand(config: Config, args: ParsedCommand, io: Cl
       if (rest.length > 0) throw new CliError(`credits ledger: unexpected ${JSON.stringify(rest[0])}`);
       const limit = ledgerLimit(args);
       return withStore(config, async (store) => {
-        const account = await requireAccount(store, ref);
+        const account = await accountOf(store);
         // One more than shown tells whether older entries were left out.
         const entries = await store.listLedger(account.id, { limit: limit + 1 });
         const shown = entries.slice(0, limit);

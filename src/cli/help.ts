@@ -41,7 +41,41 @@ Moves the account to tier T. --comp gives the tier without the subscription it n
   'accounts set-role': 'usage: lmgate accounts set-role A operator|customer\n\nOperators use the admin API and the console with their dashboard session.',
   'accounts set-password': 'usage: lmgate accounts set-password A\n\nThe password from the first line of stdin, or asked for twice at a terminal.',
   'accounts reset-link': 'usage: lmgate accounts reset-link A\n\nA one-time link (valid an hour) to choose a new password.',
+  'orgs create': `usage: lmgate orgs create NAME --owner EMAIL [--tier T]
+
+An organisation: one balance, one tier or plan, its members with roles. The owner is an
+existing account (lmgate accounts create makes one).`,
+  'orgs list': 'usage: lmgate orgs list\n\nEvery organisation, with its members and balance.',
+  'orgs show': 'usage: lmgate orgs show ORG\n\nThe organisation (by id or name), its members and roles, its budgets.',
+  'orgs add-member': `usage: lmgate orgs add-member ORG EMAIL [--role ROLE]
+
+Adds an existing account to the organisation, or changes its role. ROLE: owner, admin,
+billing, member (the default).`,
+  'orgs remove-member': `usage: lmgate orgs remove-member ORG EMAIL [--revoke-keys]
+
+Removes the person: their dashboard stops acting for the organisation at once. The keys
+they made stay the organisation's, or stop working everywhere with --revoke-keys. The last
+owner cannot be removed.`,
+  'budgets set': `usage: lmgate budgets set --org ORG [--member EMAIL] --monthly N
+
+A monthly budget (calendar months, UTC) of N credits: a member's, or without --member the
+whole organisation's. A request that would pass it gets 402 naming the budget. --monthly
+none removes it.`,
+  'budgets list': 'usage: lmgate budgets list --org ORG\n\nThe organisation\'s budgets.',
+  'webhooks add': `usage: lmgate webhooks add --org ORG URL --events T,T
+
+Registers a webhook endpoint of the organisation (or account) and prints its signing
+secret once. Events: balance.low, budget.threshold, payment.succeeded, payment.failed,
+key.revoked, subscription.updated. Deliveries follow Standard Webhooks (webhook-id,
+webhook-timestamp, webhook-signature), are retried for a day, in order per endpoint.`,
+  'webhooks list': 'usage: lmgate webhooks list --org ORG\n\nThe endpoints of the organisation (or account), without their secrets.',
+  'webhooks remove': 'usage: lmgate webhooks remove ID\n\nThe endpoint receives nothing more; its pending deliveries are dropped.',
+  'webhooks rotate': `usage: lmgate webhooks rotate ID
+
+Gives the endpoint a new signing secret, printed once. For 24 hours the old one signs
+beside it (two v1 signatures), so the receiver can switch without missing an event.`,
   'keys create': `usage: lmgate keys create A [--name N] [controls]
+       lmgate keys create --org ORG --member EMAIL [--name N] [controls]
 
 Creates an API key for the account and prints its secret once.
 
@@ -53,7 +87,7 @@ Renames a key, or changes its controls.
 ${CONTROLS}`,
   'keys list': 'usage: lmgate keys list A\n\nThe account\'s keys, masked; never a secret.',
   'keys revoke': 'usage: lmgate keys revoke KEY_ID\n\nThe key stops working on every running instance within a second.',
-  'credits grant': 'usage: lmgate credits grant A N --reason R\n\nAdds N credits (a ledger entry that keeps the reason).',
+  'credits grant': 'usage: lmgate credits grant A N --reason R\n       lmgate credits grant --org ORG N --reason R\n\nAdds N credits (a ledger entry that keeps the reason).',
   'credits adjust': 'usage: lmgate credits adjust A ±N --reason R\n\nAdds or takes credits, never below zero: adjust A -5 --reason R takes 5.',
   'credits ledger': 'usage: lmgate credits ledger A [--limit K]\n\nThe newest K ledger entries (50) and the balance.',
   'codes create': 'usage: lmgate codes create --credits N [--count K] [--expires DATE]\n\nRedemption codes worth N credits each, printed once (only a hash is stored).',
@@ -86,6 +120,10 @@ export const OVERVIEW_HELP = `usage: lmgate <command> [options]   (every command
            | set-role | set-password | reset-link
   keys create | update | list | revoke         API keys and their controls
   credits grant | adjust | ledger              balances, through the ledger
+  orgs create | list | show | add-member | remove-member
+                                               organisations: members, roles, one balance
+  budgets set | list                           an organisation's monthly budgets
+  webhooks add | list | remove | rotate        an organisation's webhook endpoints
   codes create | list | disable                redemption codes
   admin-keys create | list | revoke            keys of the admin API
   audit [--limit K]                            the newest admin actions

@@ -8,7 +8,7 @@ import { ValidationError } from '../errors.js';
 import { describeExpiry } from '../expiry.js';
 import type { ApiKeyRecord, KeyControls } from '../store/store.js';
 import { CliError, cliActor, withStore, type CliIo } from './context.js';
-import { requireAccount, stringFlag, type ParsedCommand } from './args.js';
+import { requireAccount, requireMember, requireOrg, stringFlag, type ParsedCommand } from './args.js';
 import { parseCreditAmount } from './credit-amount.js';
 import { printRecord, printTable } from './output.js';
 
@@ -27,9 +27,15 @@ export async function keysCommand(config: Config, args: ParsedCommand, io: CliIo
   return withStore(config, async (store) => {
     switch (action) {
       case 'create': {
-        const account = await requireAccount(store, ref);
+        const orgRef = stringFlag(args, 'org');
+        // An organisation's key is made by one of its members (it outlives their membership).
+        const org = orgRef === undefined ? undefined : await requireOrg(store, orgRef);
+        if (org && ref !== undefined) throw new CliError(`keys create --org: unexpected ${JSON.stringify(ref)} (the key is the organisation's)`);
+        if (org && stringFlag(args, 'member') === undefined) throw new CliError('keys create --org needs --member EMAIL: the member who makes the key');
+        const account = org ?? (await requireAccount(store, ref));
+        const member = org && (await requireMember(store, org, stringFlag(args, 'member')));
         const controls = { ...NO_CONTROLS, ...controlsOf(args) };
-        const { record, secret } = await new Commands(store).keys.create(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor());
+        const { record, secret } = await new Commands(store).keys.create(account.id, stringFlag(args, 'name') ?? 'default', controls, cliActor(), member?.id ?? null);
         if (args.json) io.out(JSON.stringify({ ...keyView(record), secret }));
         else {
           printKey(io, false, record);

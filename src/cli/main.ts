@@ -12,13 +12,16 @@ import type { ParsedCommand } from './args.js';
 import { auditCommand } from './audit.js';
 import { codesCommand } from './codes.js';
 import { CliError, loadConfig, processIo, type CliIo } from './context.js';
+import { budgetsCommand } from './budgets.js';
 import { creditsCommand } from './credits.js';
 import { helpFor, isCommand, OVERVIEW_HELP } from './help.js';
 import { keysCommand } from './keys.js';
 import { migrate } from './migrate.js';
+import { orgsCommand } from './orgs.js';
 import { paymentsCommand } from './payments.js';
 import { storeCommand } from './store-copy.js';
 import { upstreamsCommand } from './upstreams.js';
+import { webhooksCommand } from './webhooks.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -45,6 +48,13 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   version: { type: 'boolean' },
+  org: { type: 'string' },
+  owner: { type: 'string' },
+  member: { type: 'string' },
+  role: { type: 'string' },
+  monthly: { type: 'string' },
+  'revoke-keys': { type: 'boolean' },
+  events: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Options that name a list: given more than once, their values add up (`--scope read --scope keys`). */
@@ -109,6 +119,10 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await keysCommand(config, args, io);
       case 'credits':
         return await creditsCommand(config, args, io);
+      case 'orgs':
+        return await orgsCommand(config, args, io);
+      case 'budgets':
+        return await budgetsCommand(config, args, io);
       case 'codes':
         return await codesCommand(config, args, io);
       case 'payments':
@@ -117,6 +131,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await adminKeysCommand(config, args, io);
       case 'audit':
         return await auditCommand(config, args, io);
+      case 'webhooks':
+        return await webhooksCommand(config, args, io);
       case 'upstreams':
         return await upstreamsCommand(config, args, io);
       case 'store':

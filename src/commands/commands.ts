@@ -11,7 +11,10 @@ import { AdminKeyCommands } from './admin-keys.js';
 import { CodeCommands } from './codes.js';
 import { CreditCommands } from './credits.js';
 import { KeyCommands } from './keys.js';
+import { OrgCommands } from './orgs.js';
 import { PaymentCommands } from './payments.js';
+import { WebhookCommands } from './webhooks.js';
+import { OidcIdentityCommands } from './oidc-identities.js';
 
 export class Commands {
   readonly accounts: AccountCommands;
@@ -20,6 +23,9 @@ export class Commands {
   readonly codes: CodeCommands;
   readonly adminKeys: AdminKeyCommands;
   readonly payments: PaymentCommands;
+  readonly orgs: OrgCommands;
+  readonly webhooks: WebhookCommands;
+  readonly oidcIdentities: OidcIdentityCommands;
 
   constructor(store: Store, caches: LocalCaches = NO_LOCAL_CACHES) {
     this.accounts = new AccountCommands(store, caches);
@@ -28,5 +34,8 @@ export class Commands {
     this.codes = new CodeCommands(store, caches);
     this.adminKeys = new AdminKeyCommands(store, caches);
     this.payments = new PaymentCommands(store, caches);
+    this.orgs = new OrgCommands(store, caches);
+    this.webhooks = new WebhookCommands(store, caches);
+    this.oidcIdentities = new OidcIdentityCommands(store, caches);
   }
 }

@@ -3,6 +3,7 @@
 import { generateApiKey } from '../auth/api-key.js';
 import { Refusal } from '../errors.js';
 import type { Actor, ApiKeyRecord, AuditState, KeyControls, KeyUpdate } from '../store/store.js';
+import { recordWebhookEvent, type WebhookOutbox } from '../webhooks/events.js';
 import { audit, CommandSet } from './unit-of-work.js';
 
 export interface CreatedKey {
@@ -12,11 +13,12 @@ export interface CreatedKey {
 }
 
 export class KeyCommands extends CommandSet {
-  async create(accountId: string, name: string, controls?: KeyControls, actor?: Actor): Promise<CreatedKey> {
+  /** A key of the account; in an organisation, `memberId` names the member who makes it. */
+  async create(accountId: string, name: string, controls?: KeyControls, actor?: Actor, memberId: string | null = null): Promise<CreatedKey> {
     const key = generateApiKey();
     return this.store.transaction(async (tx) => {
-      const record = await tx.createApiKey({ accountId, name, keyHash: key.hash, prefix: key.prefix, lastFour: key.lastFour, controls });
-      await audit(tx, actor, { action: 'key.create', target: { kind: 'key', id: record.id }, before: null, after: { account_id: accountId, name } });
+      const record = await tx.createApiKey({ accountId, name, keyHash: key.hash, prefix: key.prefix, lastFour: key.lastFour, controls, memberId });
+      await audit(tx, actor, { action: 'key.create', target: { kind: 'key', id: record.id }, before: null, after: { account_id: accountId, name, member_id: memberId } });
       return { record, secret: key.secret };
     });
   }
@@ -38,6 +40,8 @@ export class KeyCommands extends CommandSet {
       const before = await tx.findKeyById(keyId);
       const after = ownerId === undefined ? before && (await tx.revokeKey(keyId)) : await tx.revokeAccountKey(ownerId, keyId);
       if (!before || !after) throw new Refusal('key_not_found');
+      // Revoking is idempotent: only the revocation that happened is told.
+      if (before.revokedAt === null && after.revokedAt !== null) await recordKeyRevoked(tx, after, ownerId === undefined ? 'operator' : 'owner');
       await audit(tx, actor, {
         action: 'key.revoke',
         target: { kind: 'key', id: keyId },
@@ -51,7 +55,11 @@ export class KeyCommands extends CommandSet {
   }
   /** A key found in public: revoked everywhere at once. Undefined when no active key has this hash. */
   async revokeLeaked(keyHash: string, leakUrl: string | null): Promise<ApiKeyRecord | undefined> {
-    const key = await this.store.revokeLeakedKey(keyHash, leakUrl);
+    const key = await this.store.transaction(async (tx) => {
+      const revoked = await tx.revokeLeakedKey(keyHash, leakUrl);
+      if (revoked) await recordKeyRevoked(tx, revoked, 'leaked');
+      return revoked;
+    });
     if (key) this.caches.keyRevoked(key);
     return key;
   }
@@ -69,4 +77,13 @@ function keyState(key: ApiKeyRecord): AuditState {
     credit_limit_micros: creditLimit?.amountMicros ?? null,
     credit_limit_period: creditLimit?.period ?? null,
   };
+}
+
+/** The account's webhook endpoints hear of the revocation, in its transaction. */
+function recordKeyRevoked(tx: WebhookOutbox, key: ApiKeyRecord, reason: 'owner' | 'operator' | 'leaked'): Promise<unknown> {
+  return recordWebhookEvent(tx, {
+    accountId: key.accountId,
+    type: 'key.revoked',
+    data: { account_id: key.accountId, key_id: key.id, name: key.name, prefix: key.prefix, last_four: key.lastFour, reason, revoked_at: key.revokedAt ?? new Date().toISOString() },
+  });
 }

@@ -1,6 +1,7 @@
 // Every setting lmgate reads, its default and its unit. The YAML/JSON file and the
 // LMGATE_* environment variables (config/load.ts) are parsed against this one schema.
 import { z } from 'zod';
+import { authSchema } from './auth-schema.js';
 
 /** The Messages API version lmgate speaks to a deployment of kind anthropic, sent as `anthropic-version` unless configured otherwise. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -251,6 +252,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    auth: authSchema, // OpenID Connect beside passwords (auth-schema.ts)
     demo: z
       .object({
         seed_account: z.boolean().default(true), // create a demo account + key on first start
@@ -264,6 +266,16 @@ export const configSchema = z
     // Without payments.stripe, credits come from the operator's codes and grants only.
     payments: z
       .object({ stripe: stripePayments.optional() })
+      .strict()
+      .prefault({}),
+    // Customer webhooks (webhooks/): how long a delivery waits for an answer, and whether
+    // endpoints may be on loopback or private addresses (off: an account cannot make lmgate
+    // call into the network it runs in).
+    webhooks: z
+      .object({
+        timeout_seconds: z.number().positive().max(60).default(10),
+        allow_private_addresses: z.boolean().default(false),
+      })
       .strict()
       .prefault({}),
     // How customers reach the operator (an email address or a URL), shown wherever the

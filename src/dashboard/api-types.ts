@@ -38,6 +38,8 @@ export interface DashboardConfig {
   /** How to reach the operator (config `support`, or `contact`), each null when not configured. */
   support: { email: string | null; url: string | null };
   baseUrls: string[];
+  /** Sign-in through the operator's identity provider (auth.oidc), with its button's words; null when not configured. */
+  sso: { label: string } | null;
 }
 
 export interface PlanView {

@@ -17,8 +17,11 @@ import { overviewRoutes } from './routes/overview.js';
 import { passwordResetRoutes } from './routes/password-reset.js';
 import { paymentRoutes } from './routes/payments.js';
 import { signInRoutes } from './routes/sign-in.js';
+import { oidcSignInRoutes, openOidcSignIn } from './routes/oidc-sign-in.js';
+import { addMemberThroughOrgs } from '../web-session/oidc-first-sign-in.js';
 import { requestLogRoutes } from './routes/requests.js';
 import { usageRoutes } from './routes/usage.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { SESSION_COOKIE } from '../web-session/sessions.js';
 import { createDashboardThrottles } from '../web-session/sign-in-throttle.js';
 
@@ -74,6 +77,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
 
     const routes = dashboard.withTypeProvider<TypeBoxTypeProvider>();
     signInRoutes(routes, context);
+    if (services.config.auth.oidc) oidcSignInRoutes(routes, context, openOidcSignIn(services.config.auth.oidc), addMemberThroughOrgs(services.store, services.commands.orgs));
     passwordResetRoutes(routes, context);
     overviewRoutes(routes, context);
     keyRoutes(routes, context);
@@ -81,6 +85,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     requestLogRoutes(routes, context);
     billingRoutes(routes, context);
     paymentRoutes(routes, context);
+    webhookRoutes(routes, context);
     // Ahead of the web app's page catch-all: a GET that misses here is the dashboard's 404.
     dashboard.get('/*', { config: { catchAll: true, public: true } }, async (request) => {
       throw missError(request);

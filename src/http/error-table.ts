@@ -2,7 +2,7 @@
 // and headers, and how loudly it is logged. `ErrorTable` is a record over every code, so
 // adding a code to errors.ts without its row here does not compile.
 import { microsToCredits } from '../money.js';
-import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError, UpstreamErrorReport } from '../errors.js';
+import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError, SpendReason, UpstreamErrorReport } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /** Messages fixed by the spec (section 7), word for word. */
@@ -103,6 +103,11 @@ export const API_ERRORS: ErrorTable = {
   wrong_credentials: () => row(401, 'Invalid email or password.'),
   wrong_current_password: () => row(403, 'Current password is incorrect.'),
   reset_link_invalid: () => row(410, 'This link is not valid any more: it was used, it expired, or it was never issued. Ask for a new one.'),
+  org_name_taken: () => row(409, 'An organisation with this name already exists.'),
+  org_role_required: () => row(403, 'Your role in this organisation does not allow this.'),
+  org_last_owner: () => row(409, 'An organisation keeps at least one owner: make someone else owner first.'),
+  org_owner_required: () => row(403, 'Only an owner can give or take the owner role.'),
+  org_requires_sso: () => row(403, 'This organisation requires single sign-on: sign in with SSO to act for it.'),
   email_taken: () => row(409, 'An account with this email already exists.'),
   balance_would_go_negative: () => row(409, 'The balance cannot go below zero.'),
   not_found_in_store: () => row(404, 'Not found.'),
@@ -144,6 +149,13 @@ function openAiAuthentication(code: string, message: string, extra?: Record<stri
  * and when a lower output ceiling would fit, that ceiling and a hint. A key's credit limit
  * is named by `reason`, and its figures are the key's: what is left of its limit.
  */
+/** What a 402's `reason` names, in words. */
+const LIMIT_NAMES: Record<SpendReason, string> = {
+  key_credit_limit: 'the key\'s credit limit',
+  member_budget: 'the member\'s monthly budget',
+  org_budget: 'the organisation\'s monthly budget',
+};
+
 function creditFigures({ neededMicros, availableMicros, maxTokensThatFit, reason }: InsufficientCreditsError): Record<string, unknown> {
   const figures: Record<string, unknown> = {};
   if (reason !== undefined) figures.reason = reason;
@@ -153,7 +165,7 @@ function creditFigures({ neededMicros, availableMicros, maxTokensThatFit, reason
     figures.max_tokens_that_fit = maxTokensThatFit;
     figures.hint =
       'The request holds credits for the most output it may write (its max_tokens, or the model\'s maximum when unset). ' +
-      `With max_tokens (or max_completion_tokens) of ${maxTokensThatFit} or less it would fit ${reason === 'key_credit_limit' ? 'what is left of the key\'s credit limit' : 'the balance'}.`;
+      `With max_tokens (or max_completion_tokens) of ${maxTokensThatFit} or less it would fit ${reason === undefined ? 'the balance' : `what is left of ${LIMIT_NAMES[reason]}`}.`;
   }
   return figures;
 }

@@ -5,6 +5,7 @@
 // and the drain, the bill, and the answer whole or streamed. An endpoint supplies what is
 // its own: how its body is read, how a backend answers it, and how its answers and
 // errors look on the wire (a MeteredEndpoint).
+import { spendLimitsOf } from '../billing/spend-limit.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
 import { assertKeyAllowsModel } from '../auth/key-controls.js';
@@ -95,9 +96,8 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
   // this path costs more than the answer itself. Sync throws reach the error handler
   // just like rejections.
   api.post(path, { config: { admitsRequest: true } }, (request, reply) => {
-    const { key, account, tier } = request.principal!;
-    const { creditLimit } = key.controls;
-    const pass = services.admission.open(creditLimit === null ? { accountId: account.id, tier } : { accountId: account.id, tier, key: { id: key.id, limit: creditLimit } });
+    const { key, account, tier, budgets } = request.principal!;
+    const pass = services.admission.open({ accountId: account.id, tier, spendLimits: spendLimitsOf(key, budgets) });
     // A request refused before it reaches a model gives back what it took, and like any
     // authenticated answer tells where its requests per minute stand (in shared mode none
     // was taken yet: admission takes it).
@@ -144,7 +144,7 @@ export function meteredRoute<Req>(api: FastifyInstance, services: AppServices, p
     const begin = (call: MeteredCall<Req>): string | Promise<string | FastifyReply> => {
       const { streaming } = endpoint;
       const streamed = streaming !== undefined && streaming.isStreamed(call.request);
-      const identity = { requestId: request.id, accountId: account.id, keyId: key.id, tier, model: call.model, scale: call.scale, streamed };
+      const identity = { requestId: request.id, accountId: account.id, keyId: key.id, memberId: key.memberId, tier, model: call.model, scale: call.scale, streamed };
       const metered = new MeteredRequest(identity, pass, call.plan);
       request.admitted = true;
       if (streamed) return streamAnswer(request, reply, streaming, endpoint.errors, call, metered, services.inFlight);

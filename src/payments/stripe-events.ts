@@ -9,6 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { PaymentEventTx } from '../store/queries.js';
 import type { Account, Payment, PaymentChanges, PaymentRef, SubscriptionState } from '../store/store.js';
 import { CurrencyRates } from './currency.js';
+import { recordPaymentFailed, recordPaymentSucceeded, recordSubscriptionUpdated } from './payment-webhooks.js';
 
 export type EventOutcome = 'applied' | 'duplicate';
 
@@ -73,6 +74,8 @@ export class StripeEvents {
       case 'payment_intent.payment_failed':
         if (event.data.object.metadata?.purpose === 'auto_recharge') {
           await a.tx.disableAutoRecharge(a.account.id, 'The automatic top-up payment failed; auto-recharge is off until you turn it on again.');
+          const reason = event.data.object.last_payment_error?.message ?? null;
+          await recordPaymentFailed(a.tx, a.account.id, { kind: 'auto_recharge', reference: event.data.object.id, reason });
         }
         break;
       case 'charge.succeeded':
@@ -83,6 +86,7 @@ export class StripeEvents {
         break;
       case 'invoice.payment_failed':
         await this.setSubscription(a, { ...this.current(a.account), status: 'past_due', graceUntil: this.graceUntil(a.account, event.created) });
+        await recordPaymentFailed(a.tx, a.account.id, { kind: 'subscription', reference: event.data.object.id, reason: null });
         break;
       case 'customer.subscription.updated':
         await this.subscriptionUpdated(a, event.data.object);
@@ -115,6 +119,7 @@ export class StripeEvents {
     );
     if (payment) {
       await this.credit(a, { kind: 'top_up', amountMicros: payment.creditsMicros, reference: session.id, reason: `Stripe top-up, payment ${paymentIntentId ?? 'without intent'}` });
+      await recordPaymentSucceeded(a.tx, payment);
     }
   }
 
@@ -123,7 +128,9 @@ export class StripeEvents {
     const payment = await this.settle(a, { paymentIntentId: intent.id }, () =>
       a.tx.createPayment({ ...this.paymentOf(a.account, 'auto_recharge', intent.amount_received, intent.currency), paymentIntentId: intent.id }),
     );
-    if (payment) await this.credit(a, { kind: 'top_up', amountMicros: payment.creditsMicros, reference: intent.id, reason: 'Stripe auto-recharge' });
+    if (!payment) return;
+    await this.credit(a, { kind: 'top_up', amountMicros: payment.creditsMicros, reference: intent.id, reason: 'Stripe auto-recharge' });
+    await recordPaymentSucceeded(a.tx, payment);
   }
 
   private async chargeSucceeded(a: Applying, charge: Stripe.Charge): Promise<void> {
@@ -147,7 +154,7 @@ export class StripeEvents {
     });
     if (await a.tx.findPayment({ invoiceId: invoice.id })) return;
     const creditsMicros = creditsToMicros(this.config.tiers[tier]!.credits_month);
-    await a.tx.createPayment({
+    const payment = await a.tx.createPayment({
       accountId: a.account.id,
       kind: 'subscription',
       status: 'paid',
@@ -159,6 +166,7 @@ export class StripeEvents {
       invoiceUrl: invoice.hosted_invoice_url ?? null,
     });
     if (creditsMicros > 0) await this.credit(a, { kind: 'subscription_credit', amountMicros: creditsMicros, reference: invoice.id, reason: `${tier} monthly credits` });
+    await recordPaymentSucceeded(a.tx, payment);
   }
 
   private async subscriptionUpdated(a: Applying, subscription: Stripe.Subscription): Promise<void> {
@@ -235,7 +243,9 @@ export class StripeEvents {
   }
 
   private async setSubscription(a: Applying, state: SubscriptionState): Promise<void> {
-    await a.tx.applySubscriptionState(a.account.id, state, a.event.created);
+    // Undefined when a newer state was applied already: nothing changed to tell.
+    const account = await a.tx.applySubscriptionState(a.account.id, state, a.event.created);
+    if (account) await recordSubscriptionUpdated(a.tx, account);
   }
 
   private current(account: Account): SubscriptionState {

@@ -2,7 +2,8 @@
 // its Redis keys and two arguments, says how its state is read from the store when the
 // script answers 'load' for it, and what the script's refusal of it means to the client.
 import { RateLimitedError } from '../errors.js';
-import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
+import type { SpendLimit } from '../billing/spend-limit.js';
+import { AccountCreditRefusal, SpendLimitRefusal } from './credit-refusals.js';
 
 export interface CounterRow {
   kind: 'slots' | 'rate' | 'balance' | 'budget';
@@ -52,15 +53,15 @@ export function balanceRow(keys: { credit: string; leases: string; amounts: stri
   };
 }
 
-/** A limit on spending in a window (a key's credit limit): available = limit − spent − reserved. */
-export function budgetRow(keys: { spend: string; leases: string; amounts: string }, limitMicros: number, window: string, load: () => Promise<void>): CounterRow {
+/** A limit on spending in a window (a key's credit limit, a budget): available = limit − spent − reserved. */
+export function budgetRow(keys: { spend: string; leases: string; amounts: string }, limit: SpendLimit, window: string, load: () => Promise<void>): CounterRow {
   return {
     kind: 'budget',
     keys: [keys.spend, keys.leases, keys.amounts],
-    a: limitMicros,
+    a: limit.limit.amountMicros,
     b: window,
     load,
-    refusal: ([available, unspent], amount) => new KeyCreditRefusal(available! <= 0 ? undefined : amount, available!, unspent! <= 0),
+    refusal: ([available, unspent], amount) => new SpendLimitRefusal(limit, available! <= 0 ? undefined : amount, available!, unspent! <= 0),
   };
 }
 

@@ -1,5 +1,6 @@
 // Shared mode's credit refusals, which say whether anything is left once running requests
 // settle (SharedAdmission then refuses the account or key without a round trip).
+import type { SpendLimit } from '../billing/spend-limit.js';
 import { InsufficientCreditsError } from '../errors.js';
 
 /**
@@ -16,13 +17,14 @@ export class AccountCreditRefusal extends InsufficientCreditsError {
   }
 }
 
-/** A key's credit limit refused the request; `spent`: nothing is left of it even once running requests settle. */
-export class KeyCreditRefusal extends InsufficientCreditsError {
+/** A limit on spending refused the request; `spent`: nothing is left of it even once running requests settle. */
+export class SpendLimitRefusal extends InsufficientCreditsError {
   constructor(
+    readonly limit: SpendLimit,
     neededMicros: number | undefined,
     availableMicros: number,
     readonly spent: boolean,
   ) {
-    super(neededMicros, availableMicros, { reason: 'key_credit_limit' });
+    super(neededMicros, availableMicros, { reason: limit.reason });
   }
 }

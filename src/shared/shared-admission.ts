@@ -2,7 +2,7 @@
 // requests and tokens per minute, reservation) and settled in another after the answer;
 // usage reaches the store through the Redis stream.
 import type { AdmissionHealth, AdmissionService, Decision, Pass, Principal, Released, RequestPlan, Settlement } from '../billing/admission.js';
-import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
+import { creditWindowOf, type SpendLimit } from '../billing/spend-limit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { UsageWriteObserver } from '../billing/usage-writer.js';
 import type { Tier } from '../billing/tiers.js';
@@ -10,10 +10,16 @@ import { InsufficientCreditsError, type RateLimitState } from '../errors.js';
 import type { TakenRequests } from '../limits/account-limits.js';
 import type { LimitsSnapshot } from '../limits/account-limits.js';
 import { isoNow } from '../clock.js';
-import type { KeyCreditLimit } from '../store/store.js';
-import { AccountCreditRefusal, KeyCreditRefusal } from './credit-refusals.js';
+import { AccountCreditRefusal, SpendLimitRefusal } from './credit-refusals.js';
 import type { SharedReservation, SharedState } from './shared-state.js';
 import type { UsageStreamWriter } from './usage-stream-writer.js';
+
+/** Exhausted limits remembered at most; beyond, the memory starts over (each then costs one round trip to find again). */
+const MAX_EXHAUSTED_LIMITS = 100_000;
+
+function exhaustionKey({ id, limit }: SpendLimit): string {
+  return `${id}|${limit.amountMicros}|${limit.period}`;
+}
 
 export class SharedAdmission implements AdmissionService {
   /**
@@ -24,10 +30,11 @@ export class SharedAdmission implements AdmissionService {
    */
   readonly exhausted = new Set<string>();
   /**
-   * The same for keys' credit limits: the window in which the key had spent all of its
-   * limit. Spending only grows within a window, and a changed limit is another object.
+   * The same for limits on spending: the window in which the limit was all spent, by the
+   * limit as it was (its id, amount and period: a changed limit is another entry). Spending
+   * only grows within a window.
    */
-  readonly keysExhausted = new WeakMap<KeyCreditLimit, string>();
+  private readonly limitsExhausted = new Map<string, string>();
 
   constructor(
     readonly state: SharedState,
@@ -50,16 +57,26 @@ export class SharedAdmission implements AdmissionService {
     return this.state.giveBackRequests(taken);
   }
 
-  open({ accountId, tier, key }: Principal): Pass {
-    return new SharedPass(this, accountId, tier, key);
+  open({ accountId, tier, spendLimits = [] }: Principal): Pass {
+    return new SharedPass(this, accountId, tier, spendLimits);
+  }
+
+  /** The limit was found all spent in the current window: refuse it without a round trip until the window ends. */
+  markSpent(limit: SpendLimit): void {
+    if (this.limitsExhausted.size >= MAX_EXHAUSTED_LIMITS) this.limitsExhausted.clear();
+    this.limitsExhausted.set(exhaustionKey(limit), creditWindowOf(limit.limit.period, isoNow()));
+  }
+
+  isSpent(limit: SpendLimit): boolean {
+    return this.limitsExhausted.get(exhaustionKey(limit)) === creditWindowOf(limit.limit.period, isoNow());
   }
 
   snapshot(accountId: string): Promise<BalanceSnapshot> {
     return this.state.snapshot(accountId);
   }
 
-  keySpent(key: LimitedKey): Promise<number> {
-    return this.state.keySpend.spent(key);
+  spent(limit: SpendLimit): Promise<number> {
+    return this.state.spend.spent(limit);
   }
 
   limits({ accountId, tier }: Principal): Promise<LimitsSnapshot> {
@@ -118,7 +135,7 @@ class SharedPass implements Pass {
     private readonly admission: SharedAdmission,
     private readonly accountId: string,
     private readonly tier: Tier,
-    private readonly key: LimitedKey | undefined,
+    private readonly spendLimits: readonly SpendLimit[],
   ) {}
 
   get reservedMicros(): number {
@@ -127,19 +144,16 @@ class SharedPass implements Pass {
 
   requireCredit(): void {
     if (this.admission.exhausted.has(this.accountId)) throw new InsufficientCreditsError(undefined, 0);
-    const { key } = this;
-    if (key !== undefined && this.admission.keysExhausted.get(key.limit) === creditWindowOf(key.limit.period, isoNow())) {
-      throw new InsufficientCreditsError(undefined, 0, { reason: 'key_credit_limit' });
-    }
+    const spent = this.spendLimits.find((limit) => this.admission.isSpent(limit));
+    if (spent !== undefined) throw new InsufficientCreditsError(undefined, 0, { reason: spent.reason });
   }
 
   async admit({ promptTokens, worstCaseMicros }: RequestPlan): Promise<Decision> {
-    const { key } = this;
     try {
-      this.reservation = await this.admission.state.admit({ accountId: this.accountId, tier: this.tier, promptTokens, worstCaseMicros, takeRequest: true, key });
+      this.reservation = await this.admission.state.admit({ accountId: this.accountId, tier: this.tier, promptTokens, worstCaseMicros, takeRequest: true, spendLimits: this.spendLimits });
     } catch (err) {
-      if (err instanceof KeyCreditRefusal) {
-        if (err.spent) this.admission.keysExhausted.set(key!.limit, creditWindowOf(key!.limit.period, isoNow()));
+      if (err instanceof SpendLimitRefusal) {
+        if (err.spent) this.admission.markSpent(err.limit);
       } else if (err instanceof AccountCreditRefusal && err.spent) this.admission.exhausted.add(this.accountId);
       throw err;
     }

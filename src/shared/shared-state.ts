@@ -4,7 +4,7 @@
 // refresh an account's balance mirror, and to start the count of a key's spending.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { creditWindowOf, type LimitedKey } from '../billing/key-credit.js';
+import { creditWindowOf, type SpendLimit } from '../billing/spend-limit.js';
 import type { BalanceSnapshot } from '../billing/reservations.js';
 import type { Tier } from '../billing/tiers.js';
 import { RateLimitedError, SharedStateUnavailableError, type RateLimitState } from '../errors.js';
@@ -17,7 +17,7 @@ import { isoNow } from '../clock.js';
 import type { CreditSource } from '../store/queries.js';
 import type { UsageRecord } from '../store/store.js';
 import { BatchedScript, LuaScript } from './lua-script.js';
-import { SharedKeySpend } from './shared-key-spend.js';
+import { SharedSpend } from './shared-spend.js';
 import { GIVE_BACK_REQUEST, LIMITS, SNAPSHOT, TAKE_REQUEST } from './scripts.js';
 import { MIRROR, RENEW } from './upkeep-scripts.js';
 
@@ -38,8 +38,8 @@ export interface SharedReservation {
   readonly requests: RateLimitState;
   /** The account's balance at admission, before this request's charge. */
   readonly balanceMicros: number;
-  /** The key whose credit limit also holds it. */
-  readonly key: LimitedKey | undefined;
+  /** The limits on spending that also hold it. */
+  readonly spendLimits: readonly SpendLimit[];
   settled: boolean;
 }
 
@@ -50,8 +50,8 @@ export interface AdmitInput {
   worstCaseMicros: number;
   /** False when requests per minute was already taken for this request. */
   takeRequest: boolean;
-  /** The request's key, when it has a credit limit. */
-  key?: LimitedKey;
+  /** The limits on spending its charge counts against. */
+  spendLimits?: readonly SpendLimit[];
 }
 
 /** A settlement that could not reach Redis, kept to be retried when Redis is back. */
@@ -79,8 +79,8 @@ export interface SharedStateOptions {
 export class SharedState {
   /** Leases this instance holds, renewed until settled: lease id → account id. */
   private readonly live = new Map<string, string>();
-  /** The same leases held on a key's credit limit: lease id → key id. */
-  private readonly liveOnKeys = new Map<string, string>();
+  /** The same leases held on limits on spending: lease id → the limits' ids. */
+  private readonly liveOnLimits = new Map<string, string[]>();
   private renewTimer: NodeJS.Timeout | undefined;
   /** Settlements that met an unreachable Redis, oldest first. */
   private unsettled: Unsettled[] = [];
@@ -94,8 +94,8 @@ export class SharedState {
   /** Admissions and settlements, each batched per turn of the event loop. */
   private readonly admitScript: BatchedScript;
   private readonly settleScript: BatchedScript;
-  /** Keys' credit limits: their counts in Redis, and what each spent. */
-  readonly keySpend: SharedKeySpend;
+  /** Limits on spending: their counts in Redis, and what each scope spent. */
+  readonly spend: SharedSpend;
 
   constructor(
     readonly redis: Redis,
@@ -104,7 +104,7 @@ export class SharedState {
   ) {
     this.admitScript = new BatchedScript(ADMIT, redis);
     this.settleScript = new BatchedScript(SETTLE, redis);
-    this.keySpend = new SharedKeySpend(redis, store, options.prefix, this.usageStream);
+    this.spend = new SharedSpend(redis, store, options.prefix, this.usageStream);
   }
 
   keys(accountId: string): AccountKeys {
@@ -171,23 +171,23 @@ export class SharedState {
   /**
    * The request's counters in one script, in order: its slot, requests per minute (unless
    * taken already), the prompt against tokens per minute, the worst case against the
-   * account's balance and against its key's credit limit (for a key that has one). Throws 429
+   * account's balance and against each of its limits on spending. Throws 429
    * or 402 having taken nothing.
    */
   async admit(input: AdmitInput): Promise<SharedReservation> {
     const leaseId = randomUUID();
     const keys = this.keys(input.accountId);
     const { config } = input.tier;
-    const { key } = input;
+    const { spendLimits = [] } = input;
     const rows: CounterRow[] = [
       slotsRow(keys.slots, config.concurrency),
       rateRow(keys.rpm, config.rpm, input.takeRequest ? 1 : 0),
       rateRow(keys.tpm, config.tpm, input.promptTokens),
       balanceRow(keys, () => this.refreshBalance(input.accountId)),
     ];
-    if (key) {
-      const window = creditWindowOf(key.limit.period, isoNow());
-      rows.push(budgetRow(this.keySpend.keys(key.id), key.limit.amountMicros, window, () => this.keySpend.count(key, window)));
+    for (const limit of spendLimits) {
+      const window = creditWindowOf(limit.limit.period, isoNow());
+      rows.push(budgetRow(this.spend.keys(limit.id), limit, window, () => this.spend.count(limit, window)));
     }
     const { keys: rowKeys, args: rowArgs } = rowsArguments(rows);
     const run = async (): Promise<(string | number)[]> => (await this.admitScript.run(rowKeys, [leaseId, this.options.leaseMs, input.worstCaseMicros, ...rowArgs])) as (string | number)[];
@@ -213,7 +213,7 @@ export class SharedState {
     }
     if (reply[0] === 'ok') {
       this.live.set(leaseId, input.accountId);
-      if (key) this.liveOnKeys.set(leaseId, key.id);
+      if (spendLimits.length > 0) this.liveOnLimits.set(leaseId, spendLimits.map((limit) => limit.id));
       // Two values per row: the rpm row's (index 1) remaining and reset, the balance row's (index 3) balance.
       const [rpmRemaining, rpmReset, balanceMicros] = [reply[3], reply[4], reply[7]] as number[];
       return {
@@ -222,7 +222,7 @@ export class SharedState {
         amountMicros: input.worstCaseMicros,
         requests: { limit: config.rpm, remaining: rpmRemaining!, resetAtUnixSec: rpmReset! },
         balanceMicros: balanceMicros!,
-        key,
+        spendLimits,
         settled: false,
       };
     }
@@ -294,11 +294,10 @@ export class SharedState {
 
   private async runSettle(settlement: Unsettled): Promise<void> {
     const { reservation, tpm, completionTokens, record } = settlement;
-    const { key } = reservation;
     const keys = this.keys(reservation.accountId);
     const rows: CounterRow[] = [slotsRow(keys.slots, 0), rateRow(keys.tpm, tpm, completionTokens), balanceRow(keys, noLoad)];
     // The charge counts in the window its usage record is dated in, as the store will count it.
-    if (key) rows.push(budgetRow(this.keySpend.keys(key.id), key.limit.amountMicros, creditWindowOf(key.limit.period, record.createdAt), noLoad));
+    for (const limit of reservation.spendLimits) rows.push(budgetRow(this.spend.keys(limit.id), limit, creditWindowOf(limit.limit.period, record.createdAt), noLoad));
     const { keys: rowKeys, args: rowArgs } = rowsArguments(rows);
     // The settlement's marker (last of the keys): a retry whose first try did run does nothing.
     const marker = `${this.options.prefix}:settled:${reservation.leaseId}`;
@@ -351,7 +350,7 @@ export class SharedState {
 
   private forget(leaseId: string): void {
     this.live.delete(leaseId);
-    this.liveOnKeys.delete(leaseId);
+    this.liveOnLimits.delete(leaseId);
   }
 
   private async renewLeases(): Promise<void> {
@@ -362,7 +361,7 @@ export class SharedState {
         const keys = this.keys(accountId);
         return [keys.leases, keys.slots];
       }),
-      ...renew(groupByValue(this.liveOnKeys), (keyId) => [this.keySpend.keys(keyId).leases]),
+      ...renew(groupByValue(this.liveOnLimits), (limitId) => [this.spend.keys(limitId).leases]),
     ]);
   }
 }
@@ -371,12 +370,14 @@ export class SharedState {
 const noLoad = (): Promise<void> => Promise.resolve();
 
 /** lease id → owner, as owner → lease ids. */
-function groupByValue(leases: ReadonlyMap<string, string>): Map<string, string[]> {
+function groupByValue(leases: ReadonlyMap<string, string | readonly string[]>): Map<string, string[]> {
   const byOwner = new Map<string, string[]>();
-  for (const [leaseId, owner] of leases) {
-    const ids = byOwner.get(owner);
-    if (ids) ids.push(leaseId);
-    else byOwner.set(owner, [leaseId]);
+  for (const [leaseId, owners] of leases) {
+    for (const owner of typeof owners === 'string' ? [owners] : owners) {
+      const ids = byOwner.get(owner);
+      if (ids) ids.push(leaseId);
+      else byOwner.set(owner, [leaseId]);
+    }
   }
   return byOwner;
 }

@@ -31,6 +31,7 @@ export function readEntry(fields: string[]): StreamedUsage {
 }
 
 const RECORD_DEFAULTS: Partial<UsageRecord> = {
+  memberId: null,
   cachedTokens: 0,
   cacheWriteTokens: 0,
   cacheWrite1hTokens: 0,

@@ -140,8 +140,8 @@ async function emailMustBeFree(email: string, insert: () => Promise<unknown>): P
   }
 }
 
-/** A new account as stored: active, no subscription, no credit until a ledger entry says so. */
-function newAccountRow(input: NewAccount, at: string): AccountsTable {
+/** A new (personal) account as stored: active, no subscription, no credit until a ledger entry says so. */
+export function newAccountRow(input: NewAccount, at: string): AccountsTable {
   return {
     id: newId('acct'),
     email: input.email.trim().toLowerCase(),
@@ -160,6 +160,8 @@ function newAccountRow(input: NewAccount, at: string): AccountsTable {
     role: 'customer',
     comp_tier: null,
     comp_until: null,
+    kind: 'personal',
+    require_sso: 0,
   };
 }
 
@@ -177,6 +179,8 @@ export function toAccount(row: Selectable<AccountsTable>): Account {
     role: row.role === 'operator' ? 'operator' : 'customer',
     priceMultiplierPpm: Number(row.price_multiplier_ppm ?? 1_000_000),
     comp: row.comp_tier ? { tier: row.comp_tier, until: row.comp_until ?? null } : null,
+    kind: row.kind === 'org' ? 'org' : 'personal',
+    requireSso: Number(row.require_sso) === 1,
     createdAt: row.created_at,
   };
 }

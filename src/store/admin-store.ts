@@ -40,7 +40,11 @@ export type AuditAction =
   | 'codes.create'
   | 'code.disable'
   | 'admin_key.create'
-  | 'admin_key.revoke';
+  | 'admin_key.revoke'
+  | 'org.create'
+  | 'org.set_member'
+  | 'org.remove_member'
+  | 'org.set_budget';
 
 /** A JSON object as the audit log keeps it (before and after a change). */
 export type AuditState = Record<string, string | number | boolean | null | string[]>;

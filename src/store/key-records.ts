@@ -14,6 +14,8 @@ export interface ApiKeyRecord {
   /** `leaked`: reported found in public, and revoked for that. */
   revokedReason: 'leaked' | null;
   leakUrl: string | null;
+  /** An organisation's key: the member who made it (it outlives their membership); null otherwise. */
+  memberId: string | null;
   controls: KeyControls;
 }
 
@@ -52,4 +54,6 @@ export interface NewApiKey {
   prefix: string;
   lastFour: string;
   controls?: KeyControls;
+  /** In an organisation: the member making it. */
+  memberId?: string | null;
 }

@@ -27,6 +27,7 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<ApiKeyReco
     rpm: null,
     credit_limit_micros: null,
     credit_limit_period: null,
+    member_id: input.memberId ?? null,
     ...controlColumns(input.controls ?? {}),
   };
   await db.insertInto('api_keys').values(row).execute();
@@ -118,6 +119,7 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     revokedAt: row.revoked_at,
     revokedReason: row.revoked_reason,
     leakUrl: row.leak_url,
+    memberId: row.member_id ?? null,
     controls: {
       expiresAt: row.expires_at,
       allowedModels: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),

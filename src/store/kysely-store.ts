@@ -15,10 +15,12 @@ import { openSqlite } from './dialects/sqlite.js';
 import * as keys from './keys.js';
 import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
-import { KyselyPaymentStore } from './kysely-payment-store.js';
+import { KyselyOrgStore } from './kysely-org-store.js';
+import type { SpendScope } from './org-store.js';
 import * as requestLog from './request-log.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import * as sessions from './sessions.js';
+import * as oidcIdentities from './oidc-identities.js';
 import type {
   Account,
   AccountPage,
@@ -66,7 +68,7 @@ export function openStore(location: StoreLocation): Store {
   return new KyselyStore(db, dialect, false);
 }
 
-export class KyselyStore extends KyselyPaymentStore implements Store {
+export class KyselyStore extends KyselyOrgStore implements Store {
   get dialect(): 'sqlite' | 'postgres' {
     return this.sqlDialect.name;
   }
@@ -175,6 +177,22 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return sessions.deleteExpiredSessions(this.db, nowIso);
   }
 
+  findOidcIdentity(issuer: string, subject: string): Promise<oidcIdentities.OidcIdentity | undefined> {
+    return oidcIdentities.findOidcIdentity(this.db, issuer, subject);
+  }
+
+  findOidcIdentityOfAccount(issuer: string, accountId: string): Promise<oidcIdentities.OidcIdentity | undefined> {
+    return oidcIdentities.findOidcIdentityOfAccount(this.db, issuer, accountId);
+  }
+
+  linkOidcIdentity(identity: oidcIdentities.NewOidcIdentity, nowIso: string): Promise<void> {
+    return oidcIdentities.linkOidcIdentity(this.db, identity, nowIso);
+  }
+
+  recordOidcSignIn(issuer: string, subject: string, email: string, nowIso: string): Promise<void> {
+    return oidcIdentities.recordOidcSignIn(this.db, issuer, subject, email, nowIso);
+  }
+
   createAccountToken(token: NewAccountToken): Promise<void> {
     return accountTokens.createAccountToken(this.db, token);
   }
@@ -260,7 +278,7 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return ledger.listLedger(this.db, accountId, options);
   }
 
-  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]> {
+  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string; memberId?: string }): Promise<UsageRecord[]> {
     return usage.listUsage(this.db, accountId, options);
   }
 
@@ -276,12 +294,12 @@ export class KyselyStore extends KyselyPaymentStore implements Store {
     return requestLog.pruneRefusals(this.db, beforeIso);
   }
 
-  keySpend(keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[] = []): Promise<number> {
-    return usage.keySpend(this.db, keyId, sinceIso, unstored);
+  spendOf(scope: SpendScope, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[] = []): Promise<number> {
+    return usage.spendOf(this.db, scope, sinceIso, unstored);
   }
 
-  summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary> {
-    return usage.summarizeUsage(this.db, accountId, range);
+  summarizeUsage(accountId: string, range: TimeRange, options?: { memberId?: string }): Promise<UsageSummary> {
+    return usage.summarizeUsage(this.db, accountId, range, options);
   }
 
   createRedemptionCodes(newCodes: readonly NewRedemptionCode[]): Promise<RedemptionCode[]> {

@@ -10,6 +10,9 @@ export type AccountQueries = Pick<Store, 'findAccount' | 'listAccounts' | 'searc
 /** Sign-in: the password hash a sign-in is checked against. */
 export type CredentialQueries = Pick<Store, 'findPasswordHash'>;
 
+/** Sign-in with OpenID Connect: the account a provider's identity is linked to, and the organisation a first sign-in joins. */
+export type OidcIdentityQueries = Pick<Store, 'findOidcIdentity' | 'findOidcIdentityOfAccount' | 'findOrg'>;
+
 /** Authentication and the key pages: keys by hash, by id, per account. */
 export type KeyQueries = Pick<Store, 'findKeyByHash' | 'findKeyById' | 'listKeys'>;
 
@@ -25,6 +28,12 @@ export type CodeQueries = Pick<Store, 'listRedemptionCodes' | 'findRedemptionCod
 /** Payments as the dashboard and the CLI show them, and the Stripe customer checkout starts from. */
 export type PaymentQueries = Pick<Store, 'findPayment' | 'listPayments' | 'findAutoRecharge' | 'findStripeCustomer' | 'findStripeEvent' | 'listStripeEvents'>;
 
+/** An account's webhook endpoints and their deliveries, as the dashboard shows them. */
+export type WebhookQueries = Pick<Store, 'findWebhookEndpoint' | 'listWebhookEndpoints' | 'listWebhookDeliveries'>;
+
+/** Organisations as the surfaces and the CLI read them: members, memberships, budgets. */
+export type OrgQueries = Pick<Store, 'findOrg' | 'listOrgs' | 'listMembers' | 'findMembership' | 'listMemberships' | 'listBudgets'>;
+
 /** The operator's audit log and admin keys, read. */
 export type AuditQueries = Pick<Store, 'listAudit' | 'listAdminKeys'>;
 
@@ -34,12 +43,15 @@ export type ChangeFeedSource = Pick<Store, 'latestChangeId' | 'changesAfter' | '
 /** Everything the HTTP surfaces read (AppServices.store); read-only, writes go through commands. */
 export type StoreQueries = AccountQueries &
   CredentialQueries &
+  OidcIdentityQueries &
   KeyQueries &
   LedgerQueries &
   UsageQueries &
   CodeQueries &
   PaymentQueries &
   AuditQueries &
+  WebhookQueries &
+  OrgQueries &
   Pick<ChangeFeedSource, 'latestChangeId'>;
 
 /** The admin API's caller check: an admin key (whose last use it stamps) or an operator's session. */
@@ -54,8 +66,8 @@ export type UsageSink = Pick<Store, 'recordUsage' | 'prepareUsageWrites' | 'usag
 /** The refused half of the request log (http/refusal-log.ts): written in batches, pruned past retention. */
 export type RefusalSink = Pick<Store, 'recordRefusals' | 'pruneRefusals'>;
 
-/** The admissions' credit counters: an account's stored balance (with its version, shared mode) and a key's spending in a window. */
-export type CreditSource = Pick<Store, 'balanceOf' | 'versionedBalanceOf' | 'keySpend'>;
+/** The admissions' credit counters: an account's stored balance (with its version, shared mode) and a spend limit's scope's spending in a window. */
+export type CreditSource = Pick<Store, 'balanceOf' | 'versionedBalanceOf' | 'spendOf'>;
 
 /** Keys' "last used" stamps (auth/last-used.ts), written in batches off the request path. */
 export type KeyStampSink = Pick<Store, 'touchKeys'>;
@@ -89,6 +101,7 @@ export type PaymentEventTx = Pick<
   | 'appendLedgerEntry'
   | 'applySubscriptionState'
   | 'setAccountStatus'
+  | 'addWebhookEvent'
 >;
 
 /** Auto-recharge: reads settings and the customer, and records the pending payment of a charge it made. */

@@ -7,6 +7,8 @@ export interface RefusedRequest {
   requestId: string;
   accountId: string;
   keyId: string;
+  /** In an organisation: the member who made the key. */
+  memberId: string | null;
   model: string | null;
   path: string;
   status: number;
@@ -45,6 +47,8 @@ export interface RequestLogQuery {
   /** The page after this entry (newest first). */
   before?: { at: string; id: string };
   keyId?: string;
+  /** An organisation's member: the requests of the keys they made. */
+  memberId?: string;
   model?: string;
   outcome?: 'succeeded' | 'failed';
   limit: number;

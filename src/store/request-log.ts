@@ -17,6 +17,7 @@ export async function recordRefusals(db: Db, refusals: readonly RefusedRequest[]
         request_id: r.requestId,
         account_id: r.accountId,
         key_id: r.keyId,
+        member_id: r.memberId,
         model: r.model,
         path: r.path,
         status: r.status,
@@ -41,6 +42,7 @@ export async function listRequestLog(db: Db, accountId: string, query: RequestLo
     const { before } = query;
     if (before) select = select.where((eb) => eb.or([eb('created_at', '<', before.at), eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)])]));
     if (query.keyId !== undefined) select = select.where('key_id', '=', query.keyId);
+    if (query.memberId !== undefined) select = select.where('member_id', '=', query.memberId);
     if (query.model !== undefined) select = select.where('model', '=', query.model);
     return select;
   };

@@ -12,6 +12,7 @@ export async function createSession(db: Db, session: Session): Promise<void> {
       created_at: session.createdAt,
       expires_at: session.expiresAt,
       last_seen_at: session.lastSeenAt,
+      auth_method: session.authMethod,
     })
     .execute();
 }
@@ -26,6 +27,8 @@ export async function findSession(db: Db, tokenHash: string): Promise<Session | 
       createdAt: row.created_at,
       expiresAt: row.expires_at,
       lastSeenAt: row.last_seen_at,
+      orgId: row.org_id ?? null,
+      authMethod: row.auth_method === 'oidc' ? 'oidc' : 'password',
     }
   );
 }

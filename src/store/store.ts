@@ -5,29 +5,11 @@ import type { RequestLogStore } from './request-log-store.js';
 import type { UsageBasis, UsageOutcome } from './usage-basis.js';
 import type { AccountQuery, AdminStore } from './admin-store.js';
 import type { ApiKeyRecord, KeyUpdate, NewApiKey } from './key-records.js';
-
-export type AccountStatus = 'active' | 'suspended';
-export type AccountRole = 'customer' | 'operator'; // operators use the admin API and console with their session
-export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'inactive';
-
-export interface Account {
-  id: string;
-  email: string;
-  name: string | null;
-  status: AccountStatus;
-  tier: string;
-  subscriptionStatus: SubscriptionStatus;
-  subscriptionPeriodEnd: string | null;
-  /** A past_due subscription keeps its tier until then (payments' grace period). */
-  subscriptionGraceUntil: string | null;
-  /** The subscription ends at the period's end rather than renewing. */
-  cancelAtPeriodEnd: boolean;
-  role: AccountRole;
-  /** Every price × this / 1,000,000 for the account (a discount or a markup, beside its tier's). */
-  priceMultiplierPpm: number;
-  comp: { tier: string; until: string | null } | null; // a tier given without its subscription, until a time or not (billing/tiers.ts)
-  createdAt: string;
-}
+import type { WebhookStore } from './webhook-store.js';
+import type { UsageReport, UsageTotals } from './report-records.js';
+import type { Account, AccountRole, AccountStatus, SubscriptionStatus } from './account-records.js';
+import type { OrgStore, SpendScope } from './org-store.js';
+import type { AuthMethod, OidcIdentityStore } from './oidc-identities.js';
 
 /** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
 export type ChangeKind = 'key' | 'account' | 'balance';
@@ -66,6 +48,8 @@ export interface UsageRecord {
   requestId: string;
   accountId: string;
   keyId: string;
+  /** In an organisation: the member who made the key (budgets and usage by member count it). */
+  memberId: string | null;
   model: string;
   /** Every input token; the kinds below are parts of it (billing/usage.ts). */
   promptTokens: number;
@@ -119,6 +103,9 @@ export interface Session {
   createdAt: string;
   expiresAt: string;
   lastSeenAt: string;
+  authMethod: AuthMethod; // how it was made (oidc-identities.ts)
+  /** The organisation it acts for (org-store.ts); null: the person's own account. */
+  orgId: string | null;
 }
 
 /** A one-time link's token, as stored: its hash, never the token. */
@@ -158,13 +145,6 @@ export type RedeemOutcome =
   | { outcome: 'redeemed'; codeId: string; amountMicros: number; balanceMicros: number }
   | { outcome: 'unknown' | 'expired' | 'already_redeemed' };
 
-export interface UsageTotals {
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  costMicros: number;
-}
-
 /** Usage summed per UTC day (`YYYY-MM-DD`); days without requests are absent. */
 export interface UsageSummary {
   days: (UsageTotals & { date: string })[];
@@ -199,33 +179,14 @@ export interface NewSignUp {
 
 export type { ApiKeyRecord, CreditPeriod, KeyControls, KeyCreditLimit, KeyUpdate, NewApiKey } from './key-records.js';
 export type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentKind, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
+export type { UsageReport, UsageReportTotals, UsageTotals } from './report-records.js';
+export type { Account, AccountKind, AccountRole, AccountStatus, SubscriptionStatus } from './account-records.js';
 export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, AuditEntry, AuditQuery, AuditState, NewAdminKey, NewAuditEntry } from './admin-store.js';
 
 /** A page of accounts with their balances, and how many match the search in all. */
 export type AccountPage = { accounts: (Account & { balanceMicros: number })[]; total: number };
 
-/** Usage of every account (or one) over a period, summed in SQL. */
-/** The operator's totals: tokens by kind beside the totals, what lmgate counted, what was not paid. */
-export interface UsageReportTotals extends UsageTotals {
-  cachedTokens: number;
-  /** Cache writes of both lifetimes. */
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  /** Requests billed on lmgate's count: their upstream reported no usage. */
-  countedRequests: number;
-  unpaidMicros: number;
-}
-
-export interface UsageReport {
-  days: (UsageReportTotals & { date: string })[];
-  byModel: (UsageReportTotals & { model: string })[];
-  byAccount: (UsageReportTotals & { accountId: string; email: string })[];
-  byKey: (UsageReportTotals & { keyId: string; keyName: string; accountId: string })[];
-  byStatus: { status: number; requests: number; refused: number }[]; // refusals before any model included: `refused` of `requests`
-  creditsAdded: { date: string; soldMicros: number; redeemedMicros: number; grantedMicros: number }[]; // per UTC day with any; sold: paid; redeemed: codes
-}
-
-export interface Store extends AdminStore, RequestLogStore {
+export interface Store extends AdminStore, RequestLogStore, OidcIdentityStore, WebhookStore, OrgStore {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`
@@ -324,15 +285,15 @@ export interface Store extends AdminStore, RequestLogStore {
   /** Newest first. */
   listLedger(accountId: string, options?: { limit?: number; beforeId?: number }): Promise<LedgerEntry[]>;
   /** Newest first. */
-  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string }): Promise<UsageRecord[]>;
+  listUsage(accountId: string, options?: { limit?: number; sinceIso?: string; untilIso?: string; memberId?: string }): Promise<UsageRecord[]>;
   /**
-   * The cost of a key's usage records from `sinceIso` on (null: all of them), summed in SQL,
-   * plus that of `unstored`: records of the key in that window settled but perhaps not yet
-   * written (queued, or in the usage stream), counted unless the store has them.
+   * What a scope (a key, a member of an organisation, an account) was charged from `sinceIso`
+   * on (null: ever), summed in SQL, plus that of `unstored`: its records in that window settled
+   * but perhaps not yet written (queued, or in the usage stream), counted unless the store has them.
    */
-  keySpend(keyId: string, sinceIso: string | null, unstored?: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[]): Promise<number>;
+  spendOf(scope: SpendScope, sinceIso: string | null, unstored?: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[]): Promise<number>;
   /** Sums per UTC day, per day and model, per day and key, grouped in SQL. */
-  summarizeUsage(accountId: string, range: TimeRange): Promise<UsageSummary>;
+  summarizeUsage(accountId: string, range: TimeRange, options?: { memberId?: string }): Promise<UsageSummary>;
 
   createRedemptionCodes(codes: readonly NewRedemptionCode[]): Promise<RedemptionCode[]>;
   /** Newest first. */

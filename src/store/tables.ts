@@ -1,6 +1,8 @@
 // Row types of the SQL tables, as Kysely sees them (snake_case, as stored), and the list of
 // the tables themselves.
 import type { Generated } from 'kysely';
+import type { WebhookTables } from './webhook-tables.js';
+import type { OidcIdentityTables } from './oidc-identity-tables.js';
 
 export interface AccountsTable {
   id: string;
@@ -24,6 +26,8 @@ export interface AccountsTable {
   /** A complimentary plan: the tier it was given on, and its end (migration 0014). */
   comp_tier: string | null;
   comp_until: string | null;
+  kind: string; // AccountKind (migration 0015)
+  require_sso: number; // 0 | 1: an organisation's members sign in with OpenID Connect only
 }
 
 export interface ApiKeysTable {
@@ -47,6 +51,8 @@ export interface ApiKeysTable {
   rpm: number | null;
   credit_limit_micros: number | null;
   credit_limit_period: 'total' | 'month' | null;
+  /** An organisation's key: the member who made it (kept when they leave); null otherwise. */
+  member_id: string | null;
 }
 
 /** An append-only feed of changes other instances must see (revocations, suspensions). */
@@ -91,6 +97,7 @@ export interface UsageRecordsTable {
   streamed: number; // 0 | 1 (portable across SQLite and PostgreSQL, see migration 0002)
   finish_reason: string | null;
   created_at: string;
+  member_id: string | null; // the key's member, in an organisation (migration 0015)
 }
 
 /** An API request refused before any model, for the customer's request log. */
@@ -105,6 +112,7 @@ export interface RefusedRequestsTable {
   /** The 403's error.reason, or the error's code. */
   reason: string | null;
   created_at: string;
+  member_id: string | null; // the key's member, in an organisation (migration 0015)
 }
 
 /** No row: the account has no password (created by the CLI) and cannot sign in. */
@@ -122,6 +130,9 @@ export interface SessionsTable {
   created_at: string;
   expires_at: string;
   last_seen_at: string;
+  auth_method: string; // AuthMethod: 'password' | 'oidc' (migration 0017)
+  /** The organisation the session acts for; null: the person's own account. */
+  org_id: string | null;
 }
 
 /** One-time links for an account's owner (a password reset); only the token's SHA-256 is kept. */
@@ -218,6 +229,22 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+/** A person's place in an organisation. */
+export interface OrgMembersTable {
+  org_id: string;
+  account_id: string;
+  role: string; // OrgRole
+  created_at: string;
+}
+
+/** A monthly spending limit in an organisation: a member's, or the organisation's own (member_id ''). */
+export interface OrgBudgetsTable {
+  org_id: string;
+  member_id: string;
+  monthly_micros: number;
+  updated_at: string;
+}
+
 /** Keys of the admin API; only the SHA-256 of the secret is stored. */
 export interface AdminKeysTable {
   id: string;
@@ -231,7 +258,7 @@ export interface AdminKeysTable {
   revoked_at: string | null;
 }
 
-export interface Database {
+export interface Database extends WebhookTables, OidcIdentityTables {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
   account_tokens: AccountTokensTable;
@@ -249,6 +276,8 @@ export interface Database {
   payments: PaymentsTable;
   audit_log: AuditLogTable;
   admin_keys: AdminKeysTable;
+  org_members: OrgMembersTable;
+  org_budgets: OrgBudgetsTable;
 }
 
 /**
@@ -261,8 +290,11 @@ const TABLES_IN_COPY_ORDER = {
   account_passwords: true,
   account_tokens: true,
   pending_sign_ups: true,
+  org_members: true,
+  org_budgets: true,
   api_keys: true,
   sessions: true,
+  oidc_identities: true,
   redemption_codes: true,
   ledger_entries: true,
   usage_records: true,
@@ -273,6 +305,10 @@ const TABLES_IN_COPY_ORDER = {
   payments: true,
   admin_keys: true,
   audit_log: true,
+  webhook_endpoints: true,
+  webhook_events: true,
+  webhook_deliveries: true,
+  webhook_attempts: true,
   change_events: true,
 } as const satisfies Record<keyof Database, true>;
 

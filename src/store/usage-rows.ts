@@ -48,6 +48,7 @@ export function toUsageRow(record: UsageRecord): UsageRecordsTable {
     request_id: record.requestId,
     account_id: record.accountId,
     key_id: record.keyId,
+    member_id: record.memberId,
     model: record.model,
     prompt_tokens: record.promptTokens,
     completion_tokens: record.completionTokens,

@@ -6,6 +6,7 @@ import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';
 import type { CappedCharge, TimeRange, UsageRecord, UsageSummary, UsageTotals } from './store.js';
 import type { UsageOutcome } from './usage-basis.js';
+import type { SpendScope } from './org-store.js';
 import type { UsageRecordsTable } from './tables.js';
 
 export async function recordUsage(db: Db, dialect: Dialect, records: readonly UsageRecord[], inTransaction: boolean): Promise<CappedCharge[]> {
@@ -20,8 +21,9 @@ export async function recordUsage(db: Db, dialect: Dialect, records: readonly Us
   return dialect.recordUsage(db, [...byId.values()], now(), inTransaction);
 }
 
-export async function listUsage(db: Db, accountId: string, options: { limit?: number; sinceIso?: string; untilIso?: string } = {}): Promise<UsageRecord[]> {
+export async function listUsage(db: Db, accountId: string, options: { limit?: number; sinceIso?: string; untilIso?: string; memberId?: string } = {}): Promise<UsageRecord[]> {
   let query = db.selectFrom('usage_records').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (options.memberId !== undefined) query = query.where('member_id', '=', options.memberId);
   if (options.sinceIso !== undefined) query = query.where('created_at', '>=', options.sinceIso);
   if (options.untilIso !== undefined) query = query.where('created_at', '<', options.untilIso);
   if (options.limit !== undefined) query = query.limit(checkLimit(options.limit));
@@ -35,8 +37,8 @@ const MAX_UNSTORED = 10_000;
  * One statement, so one snapshot: the stored records' costs, plus those of `unstored` the
  * store does not have. A record listed and committed meanwhile counts once either way.
  */
-export async function keySpend(db: Db, keyId: string, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[]): Promise<number> {
-  // A key spends what its requests were charged: their cost less what the account could not pay.
+export async function spendOf(db: Db, scope: SpendScope, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[]): Promise<number> {
+  // A scope spends what its requests were charged: their cost less what the account could not pay.
   const listed = new Map(unstored.slice(0, MAX_UNSTORED).map((record) => [record.id, record.costMicros - record.shortfallMicros]));
   const ids = [...listed.keys()];
   let query = db
@@ -45,7 +47,8 @@ export async function keySpend(db: Db, keyId: string, sinceIso: string | null, u
       sql<number | string>`coalesce(sum(cost_micros - shortfall_micros), 0)`.as('spent'),
       (ids.length === 0 ? sql<number>`0` : sql<number | string>`coalesce(sum(case when id in (${sql.join(ids)}) then cost_micros - shortfall_micros else 0 end), 0)`).as('stored_of_listed'),
     ])
-    .where('key_id', '=', keyId);
+    .$call((q) => ('keyId' in scope ? q.where('key_id', '=', scope.keyId) : q.where('account_id', '=', scope.accountId)))
+    .$call((q) => ('memberId' in scope && scope.memberId !== undefined ? q.where('member_id', '=', scope.memberId) : q));
   if (sinceIso !== null) query = query.where('created_at', '>=', sinceIso);
   const row = await query.executeTakeFirstOrThrow();
   let unstoredMicros = 0;
@@ -54,7 +57,7 @@ export async function keySpend(db: Db, keyId: string, sinceIso: string | null, u
   return checkMicros(Number(row.spent) + unstoredMicros - Number(row.stored_of_listed));
 }
 
-export async function summarizeUsage(db: Db, accountId: string, range: TimeRange): Promise<UsageSummary> {
+export async function summarizeUsage(db: Db, accountId: string, range: TimeRange, options: { memberId?: string } = {}): Promise<UsageSummary> {
   // created_at is ISO 8601 UTC text, so its first ten characters are the UTC day on both
   // databases, and the range is an index range scan on (account_id, created_at).
   const day = sql<string>`substr(created_at, 1, 10)`;
@@ -63,6 +66,7 @@ export async function summarizeUsage(db: Db, accountId: string, range: TimeRange
     .where('account_id', '=', accountId)
     .where('created_at', '>=', range.fromIso)
     .where('created_at', '<', range.untilIso)
+    .$call((q) => (options.memberId === undefined ? q : q.where('member_id', '=', options.memberId)))
     .select((eb) => [
       day.as('day'),
       eb.fn.countAll<number | string>().as('requests'),
@@ -100,6 +104,7 @@ function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
     requestId: row.request_id,
     accountId: row.account_id,
     keyId: row.key_id,
+    memberId: row.member_id ?? null,
     model: row.model,
     promptTokens: Number(row.prompt_tokens),
     completionTokens: Number(row.completion_tokens),

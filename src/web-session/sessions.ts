@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionStore } from '../store/queries.js';
 import type { Session } from '../store/store.js';
+import type { AuthMethod } from '../store/oidc-identities.js';
 
 export const SESSION_COOKIE = 'lmgate_session';
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -19,7 +20,8 @@ export interface StartedSession {
 export class Sessions {
   constructor(private readonly store: SessionStore) {}
 
-  async start(accountId: string): Promise<StartedSession> {
+  /** `authMethod` records how the person proved who they are (an organisation may require 'oidc'). */
+  async start(accountId: string, authMethod: AuthMethod = 'password'): Promise<StartedSession> {
     const nowMs = Date.now();
     // Expired rows are pruned lazily: a sign-in is rare enough to pay for one indexed delete.
     await this.store.deleteExpiredSessions(new Date(nowMs).toISOString());
@@ -31,6 +33,8 @@ export class Sessions {
       createdAt: new Date(nowMs).toISOString(),
       expiresAt: new Date(nowMs + SESSION_TTL_MS).toISOString(),
       lastSeenAt: new Date(nowMs).toISOString(),
+      authMethod,
+      orgId: null,
     };
     await this.store.createSession(session);
     return { token, session };

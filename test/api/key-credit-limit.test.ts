@@ -134,7 +134,7 @@ describe.each([
     // The dashboard shows what the request path counts; the store agrees once it has the usage.
     expect(await viewOf(alice, keyId)).toMatchObject({ creditLimitMicros: limit, creditSpentMicros: spent });
     await target.flushUsage();
-    await vi.waitFor(async () => expect(await target.store.keySpend(keyId, null)).toBe(spent), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await target.store.spendOf({ keyId: keyId }, null)).toBe(spent), { timeout: 10_000, interval: 50 });
 
     // The account's other keys are not held by it.
     const other = await alice.post('/keys', { name: 'other' });
@@ -193,7 +193,7 @@ describe.each([
     const charged = served.reduce((sum, o) => sum + o.charged, 0);
     expect(charged).toBeLessThanOrEqual(limit);
     await target.flushUsage();
-    await vi.waitFor(async () => expect(await target.store.keySpend(keyId, null)).toBe(charged), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await target.store.spendOf({ keyId: keyId }, null)).toBe(charged), { timeout: 10_000, interval: 50 });
   });
 
   it('a key’s spending is read from the store when it is first needed: this month’s for a monthly limit, all of it for a total', async () => {
@@ -214,6 +214,7 @@ describe.each([
       status: 200,
       streamed: false,
       finishReason: 'stop',
+      memberId: null,
       createdAt,
     });
     await target.store.recordUsage([record(90_000, now.toISOString()), record(500_000, lastMonth)]);
@@ -245,6 +246,6 @@ describe.each([
     const answer = await client.chat.completions.create({ model: 'priced-echo', messages: HELLO, max_tokens: 20 });
     expect(await viewOf(alice, keyId)).toMatchObject({ creditSpentMicros: micros(answer.usage) });
     await target.flushUsage();
-    await vi.waitFor(async () => expect(await target.store.keySpend(keyId, '2031-02-01T00:00:00.000Z')).toBe(micros(answer.usage)), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await target.store.spendOf({ keyId: keyId }, '2031-02-01T00:00:00.000Z')).toBe(micros(answer.usage)), { timeout: 10_000, interval: 50 });
   });
 });

@@ -132,7 +132,7 @@ describe.each(['sqlite', 'postgres'] as const)('request log on %s', (database) =
     const { id: keyId } = await newKey('old');
     const old = new Date(Date.now() - 8 * DAY_MS).toISOString();
     const recent = new Date(Date.now() - 6 * DAY_MS).toISOString();
-    const refusal = { requestId: 'req_old', accountId: alice.account.id, keyId, model: null, path: '/v1/chat/completions', status: 402, reason: 'insufficient_credits' };
+    const refusal = { requestId: 'req_old', accountId: alice.account.id, keyId, memberId: null, model: null, path: '/v1/chat/completions', status: 402, reason: 'insufficient_credits' };
     await t.store.recordRefusals([
       { ...refusal, id: 'refused_old', createdAt: old },
       { ...refusal, id: 'refused_recent', requestId: 'req_recent', createdAt: recent },

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdmissionService, Pass, Principal, RequestPlan } from '../../src/billing/admission.js';
 import { MemoryAdmission } from '../../src/billing/memory-admission.js';
-import { MemoryKeySpend } from '../../src/billing/key-spend.js';
+import { MemorySpend } from '../../src/billing/memory-spend.js';
+import { keySpendLimit } from '../../src/billing/spend-limit.js';
 import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import type { Tier } from '../../src/billing/tiers.js';
 import { UsageWriter } from '../../src/billing/usage-writer.js';
@@ -39,7 +40,7 @@ const IMPLEMENTATIONS: { name: string; open(): Promise<Implementation> }[] = [
       await store.migrate();
       const book = new MemoryCreditBook(store);
       const writer = new UsageWriter(store, book, { onError: () => undefined });
-      const admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer, new MemoryKeySpend(store, writer));
+      const admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer, new MemorySpend(store, writer));
       await admission.start();
       return {
         admission,
@@ -97,7 +98,7 @@ describe.each(IMPLEMENTATIONS)('the Admission contract, $name', ({ open }) => {
   }
 
   function usage(principal: Principal, costMicros: number, completionTokens = 5): { completionTokens: number; record: UsageRecord } {
-    return { completionTokens, record: plainRecord(principal.accountId, costMicros, { keyId: principal.key?.id, completionTokens }) };
+    return { completionTokens, record: plainRecord(principal.accountId, costMicros, { keyId: keyIdOf(principal), completionTokens }) };
   }
 
   /** The request path's steps up to the model: open, credit before counting, the decision; a refusal gives back what it took. */
@@ -186,15 +187,21 @@ describe.each(IMPLEMENTATIONS)('the Admission contract, $name', ({ open }) => {
 
   it('holds a key’s requests against its credit limit, and at the limit refuses that key only', async () => {
     const principal = await account(1_000);
-    const keyed: Principal = { ...principal, key: { id: `key_${Math.random().toString(36).slice(2)}`, limit: { amountMicros: 500, period: 'total' } } };
+    const keyed: Principal = { ...principal, spendLimits: [keySpendLimit(`key_${Math.random().toString(36).slice(2)}`, { amountMicros: 500, period: 'total' })] };
     const first = await admitted(keyed, { promptTokens: 1, worstCaseMicros: 300 });
     await expect(admitted(keyed, { promptTokens: 1, worstCaseMicros: 300 })).rejects.toMatchObject({ reason: 'key_credit_limit', neededMicros: 300, availableMicros: 200 });
     expect(await impl.admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 1_000, reservedMicros: 300 });
     await release(first, usage(keyed, 250));
-    expect(await impl.admission.keySpent(keyed.key!)).toBe(250);
+    expect(await impl.admission.spent(keyed.spendLimits![0]!)).toBe(250);
     await release(await admitted(keyed, { promptTokens: 1, worstCaseMicros: 250 }), usage(keyed, 250));
     await expect(admitted(keyed, { promptTokens: 1, worstCaseMicros: 0 })).rejects.toMatchObject({ reason: 'key_credit_limit', availableMicros: 0, neededMicros: undefined });
     // The account has 500 left for its other keys.
     await release(await admitted(principal, { promptTokens: 1, worstCaseMicros: 500 }), usage(principal, 0));
   });
 });
+
+/** The key of a principal's key credit limit, if it has one. */
+function keyIdOf(principal: Principal): string | undefined {
+  const scope = principal.spendLimits?.[0]?.scope;
+  return scope && 'keyId' in scope ? scope.keyId : undefined;
+}

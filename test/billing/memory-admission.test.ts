@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/billing/admission.js';
 import { MemoryAdmission } from '../../src/billing/memory-admission.js';
-import { MemoryKeySpend } from '../../src/billing/key-spend.js';
+import { MemorySpend } from '../../src/billing/memory-spend.js';
+import { keySpendLimit } from '../../src/billing/spend-limit.js';
 import { MemoryCreditBook } from '../../src/billing/reservations.js';
 import type { Tier } from '../../src/billing/tiers.js';
 import { UsageWriter } from '../../src/billing/usage-writer.js';
@@ -41,7 +42,7 @@ beforeEach(async () => {
   await store.appendLedgerEntry({ accountId: account.id, kind: 'grant', amountMicros: 1_000 });
   book = new MemoryCreditBook(store);
   const writer = new UsageWriter(store, book, { onError: (err) => { throw err; } });
-  admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer, new MemoryKeySpend(store, writer));
+  admission = new MemoryAdmission(new AccountLimits(new MemoryLimiter(), new MemoryLimiter()), book, writer, new MemorySpend(store, writer));
   principal = { accountId: account.id, tier: tier() };
 });
 afterEach(async () => {
@@ -160,12 +161,12 @@ describe('in-memory admission', () => {
 });
 
 describe('a key’s credit limit in memory', () => {
-  const limited = (amountMicros: number, period: 'total' | 'month' = 'total'): Principal => ({ ...principal, key: { id: 'key_test', limit: { amountMicros, period } } });
+  const limited = (amountMicros: number, period: 'total' | 'month' = 'total'): Principal => ({ ...principal, spendLimits: [keySpendLimit('key_test', { amountMicros, period })] });
 
   it('holds count: a request that would pass the limit with the running ones is refused, its account reservation given back', async () => {
     const keyed = limited(500);
     await admission.snapshot(principal.accountId);
-    expect(await admission.keySpent(keyed.key!)).toBe(0);
+    expect(await admission.spent(keyed.spendLimits![0]!)).toBe(0);
     const first = admission.open(keyed);
     expect(first.requireCredit()).toBeUndefined(); // loaded: synchronous
     expect(first.admit({ promptTokens: 1, worstCaseMicros: 300 })).not.toBeInstanceOf(Promise);
@@ -183,7 +184,7 @@ describe('a key’s credit limit in memory', () => {
     expect(await admission.snapshot(principal.accountId)).toEqual({ balanceMicros: 1_000, reservedMicros: 300 });
 
     first.release(usage(250));
-    expect(admission.keySpent(keyed.key!)).toBe(250);
+    expect(admission.spent(keyed.spendLimits![0]!)).toBe(250);
     const third = admission.open(keyed);
     third.admit({ promptTokens: 1, worstCaseMicros: 250 });
     third.release(usage(250));
@@ -200,11 +201,11 @@ describe('a key’s credit limit in memory', () => {
     await pass.admit({ promptTokens: 1, worstCaseMicros: 100 });
     pass.release(usage(100)); // queued, not yet written
     // Another period is another count, read afresh: the queued charge is in it.
-    expect(await admission.keySpent(limited(1_000, 'month').key!)).toBe(140);
-    const fresh = new MemoryKeySpend(store, new UsageWriter(store, book, { onError: (err) => { throw err; } }));
-    expect(await fresh.spent(limited(1_000).key!)).toBe(40); // another process sees only the store
+    expect(await admission.spent(limited(1_000, 'month').spendLimits![0]!)).toBe(140);
+    const fresh = new MemorySpend(store, new UsageWriter(store, book, { onError: (err) => { throw err; } }));
+    expect(await fresh.spent(limited(1_000).spendLimits![0]!)).toBe(40); // another process sees only the store
     await admission.flush();
-    expect(await new MemoryKeySpend(store, new UsageWriter(store, book, { onError: (err) => { throw err; } })).spent(limited(1_000).key!)).toBe(140);
-    expect(admission.keySpent(limited(1_000, 'month').key!)).toBe(140);
+    expect(await new MemorySpend(store, new UsageWriter(store, book, { onError: (err) => { throw err; } })).spent(limited(1_000).spendLimits![0]!)).toBe(140);
+    expect(admission.spent(limited(1_000, 'month').spendLimits![0]!)).toBe(140);
   });
 });

@@ -13,7 +13,7 @@ const NOW = Date.parse('2030-06-01T12:00:00.000Z');
 function account(changes: Partial<Account>): Account {
   return {
     id: 'acct_1', email: 'a@example.test', name: null, status: 'active', tier: 'pro', subscriptionStatus: 'inactive', subscriptionPeriodEnd: null,
-    subscriptionGraceUntil: null, cancelAtPeriodEnd: false, role: 'customer', priceMultiplierPpm: 1_000_000, comp: null, createdAt: '2030-01-01T00:00:00.000Z',
+    subscriptionGraceUntil: null, cancelAtPeriodEnd: false, role: 'customer', priceMultiplierPpm: 1_000_000, comp: null, kind: 'personal', requireSso: false, createdAt: '2030-01-01T00:00:00.000Z',
     ...changes,
   };
 }

@@ -65,6 +65,7 @@ beforeAll(async () => {
         status: 200,
         streamed: i % 2 === 1,
         finishReason: 'stop',
+        memberId: null,
         createdAt: new Date(Date.now() - day * DAY_MS).toISOString(),
         // A few with the details beneath their tokens: parts priced apart, a counted stream cut short.
         ...(day === 2 && i === 0 && completionTokens > 0 ? { cachedTokens: Math.min(128, promptTokens), reasoningTokens: Math.min(64, completionTokens) } : {}),

@@ -53,9 +53,9 @@ describe('lmgate help', () => {
   });
 
   it('answers help for a command it does not have with exit 2', async () => {
-    const run = await runCli(data.env, ['help', 'orgs']);
+    const run = await runCli(data.env, ['help', 'teams']);
     expect(run.code).toBe(2);
-    expect(run.stderr.split('\n')[0]).toBe('lmgate: no command "orgs"');
+    expect(run.stderr.split('\n')[0]).toBe('lmgate: no command "teams"');
   });
 
   it('prints the version from package.json', async () => {

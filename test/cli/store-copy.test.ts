@@ -121,6 +121,7 @@ async function fillSqliteStore(store: Store) {
     status: i % 13 === 0 ? 499 : 200,
     streamed: i % 2 === 0,
     finishReason: i % 3 === 0 ? null : 'stop',
+    memberId: null,
     createdAt: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(),
   }));
   await store.recordUsage(usage);
@@ -135,6 +136,8 @@ async function fillSqliteStore(store: Store) {
     createdAt: '2025-03-02T08:00:00.000Z',
     expiresAt: '2099-03-02T08:00:00.000Z',
     lastSeenAt: '2025-03-02T09:30:00.000Z',
+    authMethod: 'oidc',
+    orgId: null,
   };
   await store.createSession(session);
   await store.pruneChanges(midway);

@@ -18,7 +18,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard sign-in on %s', (datab
   it('GET /config answers without a session, with the base addresses and no-store', async () => {
     const res = await new DashboardClient(t).get('/config');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ signupOpen: true, passwordResetByMail: false, verifyEmail: false, support: { email: null, url: null }, baseUrls: [`${t.origin}/v1`, `${t.origin}/api/v1`] });
+    expect(res.body).toEqual({ signupOpen: true, passwordResetByMail: false, verifyEmail: false, support: { email: null, url: null }, baseUrls: [`${t.origin}/v1`, `${t.origin}/api/v1`], sso: null });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
@@ -136,6 +136,8 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard sign-in on %s', (datab
       createdAt: past,
       expiresAt: past,
       lastSeenAt: past,
+      authMethod: 'password',
+      orgId: null,
     });
     const stale = new DashboardClient(t);
     stale.cookie = `lmgate_session=${token}`;

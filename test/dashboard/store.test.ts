@@ -64,6 +64,8 @@ describe.each(backends)('the dashboard store on $name', (backend) => {
       createdAt: '2026-01-01T00:00:00.000Z',
       expiresAt,
       lastSeenAt: '2026-01-01T00:00:00.000Z',
+      authMethod: 'password' as const,
+      orgId: null,
     });
     await store.createSession(session('a1', ada.id, '2099-01-01T00:00:00.000Z'));
     await store.createSession(session('a2', ada.id, '2099-01-01T00:00:00.000Z'));
@@ -119,6 +121,7 @@ describe.each(backends)('the dashboard store on $name', (backend) => {
       status: 200,
       streamed: false,
       finishReason: 'stop',
+      memberId: null,
       createdAt,
     });
     await store.recordUsage([

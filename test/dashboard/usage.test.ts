@@ -119,6 +119,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
       status: 200,
       streamed: true,
       finishReason: 'stop',
+      memberId: null,
     });
   });
 
@@ -138,6 +139,7 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
       status: 200,
       streamed: false,
       finishReason: 'stop',
+      memberId: null,
       createdAt: at(offsetDays),
     });
     await t.store.recordUsage([old(`usage_old3a${database}`, -3), old(`usage_old3b${database}`, -3), old(`usage_old40${database}`, -40)]);

@@ -16,6 +16,7 @@ import type { Config } from '../../src/config/schema.js';
 import { openSharedMode } from '../../src/shared/connect.js';
 import { openStore } from '../../src/store/kysely-store.js';
 import type { Account, Store } from '../../src/store/store.js';
+import type { WebhookWorkerOptions } from '../../src/webhooks/worker.js';
 import { createTestDatabase } from './postgres.js';
 import { TEST_REDIS_URL, testRedis } from './redis.js';
 
@@ -44,6 +45,8 @@ export interface TestApp {
 export interface StartOptions {
   overrides?: Record<string, unknown>;
   database?: 'sqlite' | 'postgres';
+  /** The webhook sender's clock, schedule and timings. */
+  webhooks?: WebhookWorkerOptions;
 }
 
 let accountCounter = 0;
@@ -68,7 +71,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const store = openStore({ databaseUrl: config.store.database_url, sqlitePath: join(dataDir, 'lmgate.db') });
   await store.migrate();
   const shared = redis && (await openSharedMode(config, store, { prefix: redis.prefix, onError: () => undefined }));
-  const app = await buildApp(config, { store, shared, changePollMs: 50 });
+  const app = await buildApp(config, { store, shared, changePollMs: 50, webhooks: options.webhooks });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');

@@ -30,6 +30,7 @@ export function plainRecord(accountId: string, costMicros: number, options: { ke
     status: 200,
     streamed: false,
     finishReason: 'stop',
+    memberId: null,
     createdAt: new Date().toISOString(),
   };
 }

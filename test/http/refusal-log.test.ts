@@ -9,8 +9,8 @@ describe('the refusal log', () => {
     const written: RefusedRequest[] = [];
     const log = new RefusalLog({ recordRefusals: async (batch) => void written.push(...batch), pruneRefusals: async () => 0 }, 7);
     const fields = Array.from({ length: 12 }, (_, i) => `field_number_${i}`).join(',');
-    log.add({ requestId: 'req_1', accountId: 'acct_1', keyId: 'key_1', model: null, path: '/v1/chat/completions', status: 422, reason: `validation_failed:${fields}` });
-    log.add({ requestId: 'req_2', accountId: 'acct_1', keyId: 'key_1', model: null, path: '/v1/chat/completions', status: 422, reason: 'validation_failed:messages' });
+    log.add({ requestId: 'req_1', accountId: 'acct_1', keyId: 'key_1', memberId: null, model: null, path: '/v1/chat/completions', status: 422, reason: `validation_failed:${fields}` });
+    log.add({ requestId: 'req_2', accountId: 'acct_1', keyId: 'key_1', memberId: null, model: null, path: '/v1/chat/completions', status: 422, reason: 'validation_failed:messages' });
     await log.flush();
     expect(written.map((r) => r.reason)).toEqual([`validation_failed:${fields}`.slice(0, 60), 'validation_failed:messages']);
   });

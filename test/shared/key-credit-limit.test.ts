@@ -3,7 +3,8 @@
 // the other, and only keys with a limit have a count in Redis.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LimitedKey } from '../../src/billing/key-credit.js';
+import { keySpendLimit } from '../../src/billing/spend-limit.js';
+import type { KeyCreditLimit } from '../../src/store/store.js';
 import { SharedAdmission } from '../../src/shared/shared-admission.js';
 import { startCluster, type TestCluster } from '../helpers/start-cluster.js';
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => cluster?.close());
 
 /** An account with 100 credits and its key, given `limit`. */
-async function limitedKey(limit: LimitedKey['limit'] | null): Promise<{ keyId: string; apiKey: string; accountId: string }> {
+async function limitedKey(limit: KeyCreditLimit | null): Promise<{ keyId: string; apiKey: string; accountId: string }> {
   const { account, apiKey } = await cluster.createAccount({ micros: 100_000_000 });
   const [key] = await cluster.store.listKeys(account.id);
   if (limit) await cluster.instances[0]!.app.commands.keys.update(key!.id, { controls: { creditLimit: limit } });
@@ -57,9 +58,9 @@ describe('a key’s credit limit across instances', () => {
     expect(charged).toBeLessThanOrEqual(limit.amountMicros);
     console.log(`one limit over two instances: 60 concurrent requests, ${served.length} served, ${charged} of ${limit.amountMicros} micro-credits spent`);
 
-    for (const instance of cluster.instances) expect(await instance.app.admission.keySpent({ id: keyId, limit })).toBe(charged);
+    for (const instance of cluster.instances) expect(await instance.app.admission.spent(keySpendLimit(keyId, limit))).toBe(charged);
     await cluster.flushUsage();
-    expect(await cluster.store.keySpend(keyId, null)).toBe(charged);
+    expect(await cluster.store.spendOf({ keyId: keyId }, null)).toBe(charged);
   });
 
   it('a request running on one instance holds its worst case against the key’s limit on the other', async () => {
@@ -100,13 +101,13 @@ describe('a key’s credit limit across instances', () => {
     }
     const state = stateOf(0);
     const leftOf = async (keyId: string) => {
-      const { spend, leases, amounts } = state.keySpend.keys(keyId);
+      const { spend, leases, amounts } = state.spend.keys(`key:${keyId}`);
       return state.redis.exists(spend, leases, amounts);
     };
     expect(await leftOf(free.keyId)).toBe(0);
     // Settled: only the count is left, no hold.
     expect(await leftOf(limited.keyId)).toBe(1);
-    const ttlMs = await state.redis.pttl(state.keySpend.keys(limited.keyId).spend);
+    const ttlMs = await state.redis.pttl(state.spend.keys(`key:${limited.keyId}`).spend);
     expect(ttlMs).toBeGreaterThan(34 * 24 * 3600 * 1000);
     expect(ttlMs).toBeLessThanOrEqual(35 * 24 * 3600 * 1000);
   });

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/billing/tiers.js';
 import { InsufficientCreditsError, RateLimitedError } from '../../src/errors.js';
-import type { LimitedKey } from '../../src/billing/key-credit.js';
+import { keySpendLimit, type SpendLimit } from '../../src/billing/spend-limit.js';
 import { SharedAdmission } from '../../src/shared/shared-admission.js';
-import { KeyCreditRefusal } from '../../src/shared/credit-refusals.js';
+import { SpendLimitRefusal } from '../../src/shared/credit-refusals.js';
 import { SharedState, type SharedReservation } from '../../src/shared/shared-state.js';
 import { UsageStreamWriter } from '../../src/shared/usage-stream-writer.js';
 import { openStore } from '../../src/store/kysely-store.js';
@@ -257,7 +257,10 @@ describe('limits across instances', () => {
 
 describe('keys’ credit limits across instances', () => {
   let keyCounter = 0;
-  const limitedKey = (amountMicros: number, period: 'total' | 'month' = 'total'): LimitedKey => ({ id: `key_limited_${++keyCounter}_${process.pid}`, limit: { amountMicros, period } });
+  const limitedKey = (amountMicros: number, period: 'total' | 'month' = 'total'): SpendLimit & { keyId: string } => {
+    const keyId = `key_limited_${++keyCounter}_${process.pid}`;
+    return { ...keySpendLimit(keyId, { amountMicros, period }), keyId };
+  };
 
   it('never hold more than a key’s limit together: 1,000 concurrent spends over 4 instances, each charged its worst case', async () => {
     const cost = 1_000;
@@ -268,19 +271,19 @@ describe('keys’ credit limits across instances', () => {
         const state = states[i % INSTANCES]!;
         let admission: SharedReservation;
         try {
-          admission = await state.admit({ accountId, tier: tier(), promptTokens: 10, worstCaseMicros: cost, takeRequest: true, key });
+          admission = await state.admit({ accountId, tier: tier(), promptTokens: 10, worstCaseMicros: cost, takeRequest: true, spendLimits: [key] });
         } catch (err) {
-          if (err instanceof KeyCreditRefusal) return 'refused';
+          if (err instanceof SpendLimitRefusal) return 'refused';
           throw err;
         }
-        await state.settle(admission, tier(), 10, record(accountId, cost, key.id));
+        await state.settle(admission, tier(), 10, record(accountId, cost, key.keyId));
         return 'served';
       }),
     );
     expect(outcomes.filter((o) => o === 'served')).toHaveLength(100);
-    for (const state of states) expect(await state.keySpend.spent(key)).toBe(100 * cost);
+    for (const state of states) expect(await state.spend.spent(key)).toBe(100 * cost);
     await flushAll();
-    expect(await stores[0]!.keySpend(key.id, null)).toBe(100 * cost);
+    expect(await stores[0]!.spendOf({ keyId: key.keyId }, null)).toBe(100 * cost);
     // What the key did not spend is still the account's.
     expect(await states[0]!.snapshot(accountId)).toEqual({ balanceMicros: 1_000_000_000 - 100 * cost, reservedMicros: 0 });
   });
@@ -288,21 +291,21 @@ describe('keys’ credit limits across instances', () => {
   it('keeps a live instance’s holds on a key past their first expiry, and gives back those of one that stopped renewing', async () => {
     const accountId = await newAccount(1_000_000);
     const key = limitedKey(10_000);
-    const live = await states[0]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true, key });
+    const live = await states[0]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 10_000, takeRequest: true, spendLimits: [key] });
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // longer than the 1 s lease; renewed meanwhile
-    const refused = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, key }).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(KeyCreditRefusal);
+    const refused = await states[1]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, spendLimits: [key] }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SpendLimitRefusal);
     expect(refused).toMatchObject({ availableMicros: 0, spent: false });
-    await states[0]!.settle(live, tier(), 0, record(accountId, 4_000, key.id));
+    await states[0]!.settle(live, tier(), 0, record(accountId, 4_000, key.keyId));
 
     const gone = new SharedState(redis.connect(), stores[0]!, { prefix: redis.prefix, leaseMs: 500, onError: () => undefined });
-    await gone.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 6_000, takeRequest: true, key });
+    await gone.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 6_000, takeRequest: true, spendLimits: [key] });
     // It never renews (never started) and never settles: as if killed.
-    await expect(states[2]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, key })).rejects.toBeInstanceOf(KeyCreditRefusal);
+    await expect(states[2]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, spendLimits: [key] })).rejects.toBeInstanceOf(SpendLimitRefusal);
     await new Promise((resolve) => setTimeout(resolve, 600));
-    const admission = await states[2]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 6_000, takeRequest: true, key });
-    await states[2]!.settle(admission, tier(), 0, record(accountId, 6_000, key.id));
-    const spentAll = await states[3]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, key }).catch((err: unknown) => err);
+    const admission = await states[2]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 6_000, takeRequest: true, spendLimits: [key] });
+    await states[2]!.settle(admission, tier(), 0, record(accountId, 6_000, key.keyId));
+    const spentAll = await states[3]!.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1, takeRequest: true, spendLimits: [key] }).catch((err: unknown) => err);
     expect(spentAll).toMatchObject({ availableMicros: 0, spent: true });
   });
 
@@ -313,12 +316,12 @@ describe('keys’ credit limits across instances', () => {
     const key = limitedKey(1_000_000, 'month');
     // Settled before the key had a limit: no count of it yet.
     const admission = await state.admit({ accountId, tier: tier(), promptTokens: 1, worstCaseMicros: 1_000, takeRequest: true });
-    const waiting = record(accountId, 700, key.id);
+    const waiting = record(accountId, 700, key.keyId);
     await state.settle(admission, tier(), 0, waiting);
-    expect(await state.keySpend.spent(key)).toBe(700);
+    expect(await state.spend.spent(key)).toBe(700);
     // Stored, but not yet acknowledged (still in the stream): a new count has it once.
     await stores[0]!.recordUsage([waiting]);
     const total = { ...key, limit: { amountMicros: 1_000_000, period: 'total' as const } };
-    expect(await state.keySpend.spent(total)).toBe(700);
+    expect(await state.spend.spent(total)).toBe(700);
   });
 });

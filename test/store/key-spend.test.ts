@@ -46,6 +46,7 @@ describe.each(backends)('keys’ credit limits in the store on $name', (backend)
       status: 200,
       streamed: false,
       finishReason: 'stop',
+      memberId: null,
       createdAt,
     };
   }
@@ -81,9 +82,9 @@ describe.each(backends)('keys’ credit limits in the store on $name', (backend)
       usage(keyId, 3, '2030-05-31T12:00:00.000Z'),
       usage(other, 4_000, '2030-05-02T00:00:00.000Z'),
     ]);
-    expect(await store.keySpend(keyId, '2030-05-01T00:00:00.000Z')).toBe(23);
-    expect(await store.keySpend(keyId, null)).toBe(123);
-    expect(await store.keySpend(await newKeyId(), null)).toBe(0);
+    expect(await store.spendOf({ keyId: keyId }, '2030-05-01T00:00:00.000Z')).toBe(23);
+    expect(await store.spendOf({ keyId: keyId }, null)).toBe(123);
+    expect(await store.spendOf({ keyId: await newKeyId() }, null)).toBe(0);
   });
 
   it('counts each listed unstored record once: added when the store lacks it, not again when it has it', async () => {
@@ -93,7 +94,7 @@ describe.each(backends)('keys’ credit limits in the store on $name', (backend)
     const notYet = usage(keyId, 30, '2030-05-04T00:00:00.000Z');
     await store.recordUsage([stored, storedMeanwhile]);
     // Listed twice (a retried settlement appends its record again): still once.
-    expect(await store.keySpend(keyId, '2030-05-01T00:00:00.000Z', [storedMeanwhile, notYet, notYet])).toBe(1_230);
-    expect(await store.keySpend(keyId, '2030-05-01T00:00:00.000Z', [])).toBe(1_200);
+    expect(await store.spendOf({ keyId: keyId }, '2030-05-01T00:00:00.000Z', [storedMeanwhile, notYet, notYet])).toBe(1_230);
+    expect(await store.spendOf({ keyId: keyId }, '2030-05-01T00:00:00.000Z', [])).toBe(1_200);
   });
 });

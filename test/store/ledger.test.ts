@@ -75,6 +75,7 @@ describe.each(backends)('credits in the store on $name', (backend) => {
       status: 200,
       streamed: false,
       finishReason: 'stop',
+      memberId: null,
       createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, 0, usageCounter)).toISOString(),
       ...overrides,
     };

@@ -38,6 +38,7 @@ function records(accountId: string, count: number): UsageRecord[] {
     status: 200,
     streamed: false,
     finishReason: 'stop',
+    memberId: null,
     createdAt: new Date().toISOString(),
   }));
 }

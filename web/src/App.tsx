@@ -16,6 +16,7 @@ import { OverviewPage } from './pages/OverviewPage';
 import { PlansPage } from './pages/PlansPage';
 import { RequestLogPage } from './pages/RequestLogPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { WebhooksPage } from './pages/WebhooksPage';
 import { ConfirmEmailPage } from './pages/ConfirmEmailPage';
 import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
 import { ResetPasswordPage } from './pages/ResetPasswordPage';
@@ -70,6 +71,7 @@ export function App() {
         <Route path="requests" element={<RequestLogPage />} />
         <Route path="models" element={<ModelsPage />} />
         <Route path="billing/plans" element={<PlansPage />} />
+        <Route path="settings/webhooks" element={<WebhooksPage />} />
         <Route path="settings" element={<SettingsPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>

@@ -37,5 +37,17 @@ export type {
   UsageTotals,
 } from '../../src/dashboard/api-types';
 
+export type {
+  OneWebhookDelivery,
+  OneWebhookEndpoint,
+  WebhookAttemptView as WebhookAttempt,
+  WebhookDeliveryList,
+  WebhookDeliveryView as WebhookDelivery,
+  WebhookEndpointList,
+  WebhookEndpointView as WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookTestSent,
+} from '../../src/dashboard/webhook-api-types';
+
 /** What payments are when they are on: the options, none of them null. */
 export type EnabledPayments = { [K in Exclude<keyof PaymentOptions, 'enabled'>]: NonNullable<PaymentOptions[K]> };

@@ -1,6 +1,7 @@
 // The account's API keys: list, create with optional controls (the secret is shown once),
 // edit (name and controls), revoke. A key with a credit limit is shown with what it spent
 // in the limit's window, as the request path counts it.
+import { keySpendLimit } from '../../billing/spend-limit.js';
 import { Type } from '@sinclair/typebox';
 import { NO_CONTROLS, parseControls } from '../../auth/key-controls.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
@@ -36,7 +37,7 @@ export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices
   const { store, commands } = services;
   const view = async (key: ApiKeyRecord): Promise<KeyView> => {
     const { creditLimit } = key.controls;
-    return keyView(key, creditLimit === null ? null : await services.admission.keySpent({ id: key.id, limit: creditLimit }));
+    return keyView(key, creditLimit === null ? null : await services.admission.spent(keySpendLimit(key.id, creditLimit)));
   };
 
   dashboard.get('/keys', { schema: { response: { 200: KeyList } } }, async (request) => {

@@ -1,15 +1,15 @@
 // Public configuration, sign-up, sign-in, the session, sign-out and password change.
 import { supportContact } from '../../config/support-contact.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { creditsToMicros } from '../../money.js';
 import { EmailTakenError, Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
-import type { Account } from '../../store/store.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyAgainstDecoy, verifyPassword } from '../../auth/passwords.js';
 import { signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '../../web-session/sessions.js';
+import { SESSION_COOKIE } from '../../web-session/sessions.js';
+import { startSession } from '../start-session.js';
 import { SessionView, accountView, baseUrls } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
@@ -40,6 +40,7 @@ const DashboardConfig = Type.Object({
   verifyEmail: Type.Boolean(),
   support: Type.Object({ email: Nullable(Type.String()), url: Nullable(Type.String()) }),
   baseUrls: Type.Array(Type.String()),
+  sso: Type.Union([Type.Object({ label: Type.String() }), Type.Null()]),
 });
 export type DashboardConfig = JsonOf<typeof DashboardConfig, Json.DashboardConfig>;
 
@@ -53,6 +54,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     verifyEmail: config.signup.verify_email,
     support: supportContact(config),
     baseUrls: baseUrls(request, config),
+    sso: config.auth.oidc ? { label: config.auth.oidc.button_label } : null,
   }));
 
   // Before the body is checked: a closed sign-up says so whatever was sent, and every
@@ -79,7 +81,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     // Signed in at once: a taken address must be refused, and so is told apart (README).
     if (taken) throw new EmailTakenError(input.email);
     const account = await commands.accounts.signUp({ ...signUp, tier: config.default_tier, creditsMicros: creditsToMicros(config.signup.credits) });
-    return reply.code(201).send(await startSession(request, reply, account));
+    return reply.code(201).send(await startSession(sessions, request, reply, account));
   });
 
   // The link mailed at sign-up: the account is created now, and signed in.
@@ -90,7 +92,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
       await signInPerAddress.recordFailure(request.ip);
       throw new Refusal('reset_link_invalid');
     }
-    return startSession(request, reply, account);
+    return startSession(sessions, request, reply, account);
   });
 
   dashboard.post('/signin', { config: { public: true }, schema: { body: SignInBody, response: { 200: SessionView } } }, async (request, reply) => {
@@ -107,7 +109,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
       throw new Refusal('wrong_credentials');
     }
     await signInPerAccount.forget(accountKey);
-    return startSession(request, reply, account);
+    return startSession(sessions, request, reply, account);
   });
 
   dashboard.get('/session', { schema: { response: { 200: SessionView } } }, async (request) => {
@@ -137,22 +139,6 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
     await sessions.endOthers(session);
     return reply.code(204).send();
   });
-
-  async function startSession(request: FastifyRequest, reply: FastifyReply, account: Account): Promise<SessionView> {
-    // A browser holds one session: the one its cookie named ends with this sign-in.
-    const previous = await sessions.find(request.cookies[SESSION_COOKIE]);
-    if (previous) await sessions.end(previous);
-    const { token, session } = await sessions.start(account.id);
-    reply.setCookie(SESSION_COOKIE, token, {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: '/',
-      // https when lmgate serves TLS, or when a trusted proxy says the client used it.
-      secure: request.protocol === 'https',
-      maxAge: SESSION_TTL_MS / 1000,
-    });
-    return { account: accountView(account), csrfToken: session.csrfToken };
-  }
 }
 
 function mailTakenAddress(mailer: Mailer, origin: string, email: string): Promise<void> {

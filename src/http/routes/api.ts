@@ -154,6 +154,7 @@ function refusalOf(request: FastifyRequest, status: number, { key, account }: Ap
     requestId: request.id,
     accountId: account.id,
     keyId: key.id,
+    memberId: key.memberId,
     model: typeof model === 'string' ? model.slice(0, 200) : null,
     path: request.url.split('?')[0]!.slice(0, 200),
     status,
@@ -170,5 +171,5 @@ function authorizationOf(request: FastifyRequest): string | undefined {
 
 /** Step 1: the key, its account and the account's tier (step 2, may it use the API, follows). */
 export function authenticateForApi(services: AppServices, authorization: string | undefined): ApiPrincipal | Promise<ApiPrincipal> {
-  return andThen(services.authenticator.authenticate(authorization), ({ key, account }) => ({ key, account, tier: services.tiers.of(account) }));
+  return andThen(services.authenticator.authenticate(authorization), ({ key, account, budgets }) => ({ key, account, budgets, tier: services.tiers.of(account) }));
 }

@@ -36,8 +36,8 @@ export class SqliteUsageBulk {
     const insertUsage = this.sqlite.prepare(
       `INSERT INTO usage_records (id, request_id, account_id, key_id, model, prompt_tokens, completion_tokens,
          cached_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, basis, outcome,
-         cost_micros, shortfall_micros, held_micros, latency_ms, status, streamed, finish_reason, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         cost_micros, shortfall_micros, held_micros, latency_ms, status, streamed, finish_reason, created_at, member_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     );
     const setShortfall = this.sqlite.prepare('UPDATE usage_records SET shortfall_micros = ? WHERE id = ?');
@@ -62,7 +62,7 @@ export class SqliteUsageBulk {
           insertUsage.run(
             r.id, r.requestId, r.accountId, r.keyId, r.model, r.promptTokens, r.completionTokens,
             r.cachedTokens, r.cacheWriteTokens, r.cacheWrite1hTokens, r.reasoningTokens, r.basis, r.outcome,
-            r.costMicros, r.shortfallMicros, r.heldMicros, r.latencyMs, r.status, r.streamed ? 1 : 0, r.finishReason, r.createdAt,
+            r.costMicros, r.shortfallMicros, r.heldMicros, r.latencyMs, r.status, r.streamed ? 1 : 0, r.finishReason, r.createdAt, r.memberId,
           ).changes === 1,
       );
       const { entries, chargedByAccount, capped } = planUsageCharges(inserted, balances, at);

@@ -14,6 +14,9 @@ import * as m0011 from './0011_key_controls.js';
 import * as m0012 from './0012_key_credit_limit.js';
 import * as m0013 from './0013_usage_kinds.js';
 import * as m0014 from './0014_comp_plans.js';
+import * as m0015 from './0015_organisations.js';
+import * as m0016 from './0016_webhooks.js';
+import * as m0017 from './0017_oidc_identities.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -30,6 +33,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_key_credit_limit': m0012,
   '0013_usage_kinds': m0013,
   '0014_comp_plans': m0014,
+  '0015_organisations': m0015,
+  '0016_webhooks': m0016,
+  '0017_oidc_identities': m0017,
 };
 
 /** In the order they apply. */

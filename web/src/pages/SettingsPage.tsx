@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { api, ApiError } from '../api';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
@@ -50,6 +51,17 @@ export function SettingsPage() {
         </section>
         <ChangePassword />
       </div>
+      <section className="card" aria-labelledby="webhooks-title">
+        <h2 id="webhooks-title" className="card-title">
+          Webhooks
+        </h2>
+        <p className="muted">Have payments, revoked keys, low balances and plan changes posted to your own endpoints as they happen.</p>
+        <div className="card-footer">
+          <Link to="/settings/webhooks" className="button">
+            Manage webhooks
+          </Link>
+        </div>
+      </section>
     </>
   );
 }

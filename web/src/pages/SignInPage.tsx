@@ -17,7 +17,8 @@ export function SignInPage() {
   const next = safeNext(params.get('next'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
+  // A sign-in through the identity provider that was refused comes back here with its reason.
+  const [error, setError] = useState<string | undefined>(() => ssoProblem(params.get('sso_error')));
   const [busy, setBusy] = useState(false);
 
   if (account !== null && !busy) return <Navigate to={next} replace />;
@@ -40,6 +41,17 @@ export function SignInPage() {
     <AuthLayout title="Sign in" subtitle="Manage your API keys, usage and credits.">
       {ending === 'ended' && error === undefined ? <Notice tone="info">Your session has ended. Please sign in again.</Notice> : null}
       {error === undefined ? null : <Notice tone="error">{error}</Notice>}
+      {config.sso === null ? null : (
+        <>
+          {/* A navigation, not a fetch: the server sends the browser on to the provider. */}
+          <a className="button wide" href={`/api/dashboard/sign-in/oidc?next=${encodeURIComponent(next)}`}>
+            {config.sso.label}
+          </a>
+          <p className="auth-or" aria-hidden="true">
+            <span>or with a password</span>
+          </p>
+        </>
+      )}
       <form onSubmit={submit} className="form">
         <TextField label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <TextField
@@ -76,6 +88,23 @@ function signInProblem(err: unknown): string {
     return `Too many failed sign-in attempts. For your security, sign-in is paused; please try again ${wait}.`;
   }
   return err.message;
+}
+
+/** What the server's `sso_error` reasons (web-session/oidc-sign-in.ts) mean to the person signing in. */
+const SSO_PROBLEMS: Record<string, string> = {
+  expired: 'The sign-in with your identity provider took too long or was started in another browser. Please try again.',
+  state: 'The answer from your identity provider did not belong to this sign-in. Please try again.',
+  denied: 'The sign-in was cancelled at your identity provider.',
+  unverified: 'Your identity provider has not verified your email address, so it cannot be used to sign in here.',
+  domain: 'Accounts with this email domain cannot sign in here. Use the address your organisation gave you.',
+  taken: 'The account with this email address belongs to someone else at your identity provider. Please contact the operator.',
+  no_account: 'There is no account for this email address, and new accounts are created by the operator.',
+  failed: 'The sign-in with your identity provider could not be completed. Please try again, or sign in with your password.',
+};
+
+function ssoProblem(reason: string | null): string | undefined {
+  if (reason === null) return undefined;
+  return SSO_PROBLEMS[reason] ?? SSO_PROBLEMS.failed;
 }
 
 /** Only a path of this site, so a crafted link cannot send people elsewhere after signing in. */
