@@ -43,6 +43,7 @@ import type { AppServices } from './services.js';
 import type { SharedMode } from './shared/connect.js';
 import type { Change, Store } from './store/store.js';
 import { WebhookWorker, type WebhookWorkerOptions } from './webhooks/worker.js';
+import { AlertWatch } from './alerts/alert-watch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,6 +78,8 @@ declare module 'fastify' {
     refusals: RefusalLog;
     /** Keys' "last used" stamps waiting to be written; tests flush it to read the store. */
     lastUsed: LastUsedTracker;
+    /** Balance and budget alerts; tests wait for its checks to finish. */
+    alerts: AlertWatch;
   }
 }
 
@@ -128,6 +131,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // was taken elsewhere in between, and the ledger shows less than the usage cost.
       app.log.warn({ account_id: charge.accountId, usage_id: charge.usageId, cost_micros: charge.costMicros, charged_micros: charge.chargedMicros }, 'usage charge capped at the balance left');
     },
+    // Balance and budget alerts, checked from the store once usage is in it (alerts/alert-watch.ts).
+    usageStored: (records) => alerts.usageStored(records),
   });
   const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
   const commands = new Commands(store, caches);
@@ -160,6 +165,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     payments,
     mailer: config.smtp && (await import('./mail/mailer.js')).openMailer(config.smtp),
   };
+  const alerts = new AlertWatch(store, commands.alerts, services.mailer, {
+    onError: (err, accountId) => app.log.error({ err, account_id: accountId }, 'alert check failed'),
+    onMailError: (err, accountId, alert) => app.log.warn({ err, account_id: accountId, alert: alert.type }, 'alert mail not sent'),
+  });
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -225,6 +234,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('refusals', refusals);
   app.decorate('lastUsed', lastUsed);
   app.decorate('payments', payments);
+  app.decorate('alerts', alerts);
   app.addHook('onReady', async () => {
     eventLoopDelay.start();
     await changeFeed.start();
@@ -255,6 +265,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await deps.shared?.calibrations.stop();
     await payments?.autoRecharge.idle();
     await Promise.all([lastUsed.flush(), refusals.flush(), admission.close(), services.catalog.close()]);
+    // The last batches' checks, and their mail, before the mailer and the store close.
+    await alerts.idle();
     services.mailer?.close();
   });
   return app;

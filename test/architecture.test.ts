@@ -62,7 +62,7 @@ const LAYERS: string[][] = [
   ['config'],
   ['store'],
   ['billing', 'limits', 'models', ...DIALECTS, 'mail', 'observability', 'validation'],
-  ['auth', 'web-session', 'cluster', 'commands', 'shared', 'payments', 'webhooks'],
+  ['auth', 'web-session', 'cluster', 'commands', 'shared', 'payments', 'webhooks', 'alerts'],
   ['http', ...DIALECT_ROUTES, 'dashboard', 'admin'],
   ['app', 'services', 'cli', 'main'],
 ];

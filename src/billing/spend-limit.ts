@@ -25,14 +25,15 @@ export interface SpendLimit {
 export function spendLimitsOf(key: ApiKeyRecord, budgets: readonly OrgBudget[]): SpendLimit[] {
   const limits: SpendLimit[] = [];
   if (key.controls.creditLimit !== null) limits.push(keySpendLimit(key.id, key.controls.creditLimit));
-  for (const budget of budgets) {
-    const limit = { amountMicros: budget.monthlyMicros, period: 'month' as const };
-    if (budget.memberId === null) limits.push({ id: `org:${key.accountId}`, scope: { accountId: key.accountId }, limit, reason: 'org_budget' });
-    else if (budget.memberId === key.memberId) {
-      limits.push({ id: `member:${key.accountId}:${budget.memberId}`, scope: { accountId: key.accountId, memberId: budget.memberId }, limit, reason: 'member_budget' });
-    }
-  }
+  for (const budget of budgets) if (budget.memberId === null || budget.memberId === key.memberId) limits.push(budgetSpendLimit(key.accountId, budget));
   return limits;
+}
+
+/** An organisation's monthly budget, its own or a member's, as a limit on spending. */
+export function budgetSpendLimit(orgId: string, { memberId, monthlyMicros }: OrgBudget): SpendLimit {
+  const limit = { amountMicros: monthlyMicros, period: 'month' as const };
+  if (memberId === null) return { id: `org:${orgId}`, scope: { accountId: orgId }, limit, reason: 'org_budget' };
+  return { id: `member:${orgId}:${memberId}`, scope: { accountId: orgId, memberId }, limit, reason: 'member_budget' };
 }
 
 export function keySpendLimit(keyId: string, limit: KeyCreditLimit): SpendLimit {

@@ -19,6 +19,8 @@ export interface UsageWriterOptions {
 export interface UsageWriteObserver {
   batchWritten(records: number, seconds: number): void;
   chargeCapped(charge: CappedCharge): void;
+  /** The records of a committed batch (the alerts check the accounts they charged). */
+  usageStored?(records: readonly UsageRecord[]): void;
 }
 
 /** A record waiting for the store, and what to tell once its batch committed. */
@@ -120,6 +122,7 @@ export class UsageWriter {
         for (const queued of batch) queued.stored();
         this.observer?.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
         for (const charge of capped) this.observer?.chargeCapped(charge);
+        this.observer?.usageStored?.(records);
       })
       .catch((err: unknown) => {
         this.writing = [];

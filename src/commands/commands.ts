@@ -8,6 +8,7 @@ import { NO_LOCAL_CACHES, type LocalCaches } from '../cluster/local-caches.js';
 import type { Store } from '../store/store.js';
 import { AccountCommands } from './accounts.js';
 import { AdminKeyCommands } from './admin-keys.js';
+import { AlertCommands } from './alerts.js';
 import { CodeCommands } from './codes.js';
 import { CreditCommands } from './credits.js';
 import { KeyCommands } from './keys.js';
@@ -26,6 +27,7 @@ export class Commands {
   readonly orgs: OrgCommands;
   readonly webhooks: WebhookCommands;
   readonly oidcIdentities: OidcIdentityCommands;
+  readonly alerts: AlertCommands;
 
   constructor(store: Store, caches: LocalCaches = NO_LOCAL_CACHES) {
     this.accounts = new AccountCommands(store, caches);
@@ -37,5 +39,6 @@ export class Commands {
     this.orgs = new OrgCommands(store, caches);
     this.webhooks = new WebhookCommands(store, caches);
     this.oidcIdentities = new OidcIdentityCommands(store, caches);
+    this.alerts = new AlertCommands(store, caches);
   }
 }

@@ -315,3 +315,39 @@ export interface AutoRechargeView {
   /** Why it was turned off (a declined card), until the customer saves it again. */
   notice: string | null;
 }
+
+export type OrgRole = 'owner' | 'admin' | 'billing' | 'member';
+
+/** An organisation the signed-in person belongs to, and their role in it. */
+export interface OrgRef {
+  id: string;
+  name: string;
+  role: OrgRole;
+}
+
+/** GET /orgs: the one the session acts for (null: the person's own account), and all of the person's. */
+export interface Orgs {
+  current: OrgRef | null;
+  orgs: OrgRef[];
+}
+
+export interface OrgMember {
+  accountId: string;
+  email: string;
+  name: string | null;
+  role: OrgRole;
+  joinedAt: string;
+}
+
+/** A monthly budget (memberId null: the whole organisation's) and what was spent against it this month. */
+export interface OrgBudget {
+  memberId: string | null;
+  monthlyMicros: number;
+  spentMicros: number;
+}
+
+export interface OrgDetail {
+  org: OrgRef;
+  members: OrgMember[];
+  budgets: OrgBudget[];
+}

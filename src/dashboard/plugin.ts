@@ -6,13 +6,14 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services.js';
 import { UnauthenticatedError, UnsupportedMediaTypeError } from '../errors.js';
 import { missError, useErrorSurface } from '../http/error-handler.js';
-import type { DashboardServices } from './context.js';
+import { actingFor, type DashboardServices } from './context.js';
 import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../web-session/csrf.js';
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import { compileInputSchema } from '../validation/input-validator.js';
 import { hasOperatorSessionLapsed } from '../web-session/operator-session.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
+import { orgRoutes } from './routes/orgs.js';
 import { overviewRoutes } from './routes/overview.js';
 import { passwordResetRoutes } from './routes/password-reset.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -58,14 +59,14 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
       }
       if (request.routeOptions.config.public) return;
       const session = await context.sessions.find(request.cookies[SESSION_COOKIE]);
-      const account = session && (await services.store.findAccount(session.accountId));
-      if (!session || !account) throw new UnauthenticatedError('no dashboard session');
-      if (account.role === 'operator' && hasOperatorSessionLapsed(session)) {
+      const person = session && (await services.store.findAccount(session.accountId));
+      if (!session || !person) throw new UnauthenticatedError('no dashboard session');
+      if (person.role === 'operator' && hasOperatorSessionLapsed(session)) {
         await context.sessions.end(session);
         throw new UnauthenticatedError('operator session lapsed');
       }
       if (changesState) assertCsrfToken(request, session);
-      request.signedIn = { session, account };
+      request.signedIn = { session, person, ...(await actingFor(services.store, session, person)) };
     });
 
     // Account data must not be kept by shared caches or the browser's back-forward cache,
@@ -81,6 +82,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     passwordResetRoutes(routes, context);
     overviewRoutes(routes, context);
     keyRoutes(routes, context);
+    orgRoutes(routes, context);
     usageRoutes(routes, context);
     requestLogRoutes(routes, context);
     billingRoutes(routes, context);

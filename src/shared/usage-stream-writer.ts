@@ -173,6 +173,7 @@ export class UsageStreamWriter {
     });
     this.observer?.batchWritten(parsed.length, (performance.now() - startedAt) / 1000);
     for (const charge of capped) this.observer?.chargeCapped(charge);
+    this.observer?.usageStored?.(parsed.map((entry) => entry.record));
 
     const index = new Map(accountIds.map((id, i) => [id, i + 1]));
     const args: (string | number)[] = [GROUP, token, accountIds.length];

@@ -44,7 +44,8 @@ export type AuditAction =
   | 'org.create'
   | 'org.set_member'
   | 'org.remove_member'
-  | 'org.set_budget';
+  | 'org.set_budget'
+  | 'org.set_alerts';
 
 /** A JSON object as the audit log keeps it (before and after a change). */
 export type AuditState = Record<string, string | number | boolean | null | string[]>;

@@ -2,6 +2,7 @@
 // their sum), moved in the same transaction as the entry.
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { checkMicros } from '../money.js';
+import { rearmBalanceAlert } from './alerts.js';
 import { recordChange } from './changes.js';
 import type { Dialect } from './dialect.js';
 import { checkLimit, now, type Db } from './sql.js';
@@ -24,6 +25,7 @@ export async function appendLedgerEntry(trx: Db, dialect: Dialect, input: NewLed
     .where('id', '=', input.accountId)
     .returning('balance_micros')
     .executeTakeFirstOrThrow();
+  if (row.amount_micros > 0) await rearmBalanceAlert(trx, input.accountId, checkMicros(Number(updated.balance_micros)));
   // Last, after the account row lock (see Dialect.serializeChanges).
   await recordChange(trx, dialect, 'balance', input.accountId);
   return { entry: toLedgerEntry(stored), balanceMicros: checkMicros(Number(updated.balance_micros)) };

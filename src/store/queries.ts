@@ -58,7 +58,7 @@ export type StoreQueries = AccountQueries &
 export type AdminCallerLookup = Pick<Store, 'findAdminKeyByHash' | 'touchAdminKey' | 'findKeyByHash' | 'findAccount'>;
 
 /** Web sessions (web-session/sessions.ts): their own state, read and written. */
-export type SessionStore = Pick<Store, 'createSession' | 'findSession' | 'touchSession' | 'deleteSession' | 'deleteOtherSessions' | 'deleteExpiredSessions'>;
+export type SessionStore = Pick<Store, 'createSession' | 'findSession' | 'touchSession' | 'deleteSession' | 'deleteOtherSessions' | 'deleteExpiredSessions' | 'setSessionOrg'>;
 
 /** The in-process usage writer (billing/usage-writer.ts) and the metrics of SQLite's write thread. */
 export type UsageSink = Pick<Store, 'recordUsage' | 'prepareUsageWrites' | 'usageThreadCpuSeconds'>;

@@ -10,6 +10,8 @@ export interface RequestLogPageQuery {
   /** The cursor a page before gave as `next`. */
   before?: string;
   keyId?: string;
+  /** An organisation's member: the requests of the keys they made. */
+  memberId?: string;
   model?: string;
   outcome?: 'succeeded' | 'failed';
   limit: number;
@@ -21,7 +23,7 @@ export interface RequestLogPage {
 }
 
 export async function requestLogPage(store: Pick<Store, 'listRequestLog' | 'listKeys'>, accountId: string, retentionDays: number, query: RequestLogPageQuery): Promise<RequestLogPage> {
-  const { before, keyId, model, outcome, limit } = query;
+  const { before, keyId, memberId, model, outcome, limit } = query;
   const [at, id] = before?.split('|') ?? [];
   const [entries, keys] = await Promise.all([
     // One more than the page tells whether another follows.
@@ -30,6 +32,7 @@ export async function requestLogPage(store: Pick<Store, 'listRequestLog' | 'list
       limit: limit + 1,
       ...(at !== undefined && id !== undefined ? { before: { at, id } } : {}),
       ...(keyId === undefined ? {} : { keyId }),
+      ...(memberId === undefined ? {} : { memberId }),
       ...(model === undefined ? {} : { model }),
       ...(outcome === undefined ? {} : { outcome }),
     }),

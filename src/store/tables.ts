@@ -3,6 +3,7 @@
 import type { Generated } from 'kysely';
 import type { WebhookTables } from './webhook-tables.js';
 import type { OidcIdentityTables } from './oidc-identity-tables.js';
+import type { AlertTables } from './alert-tables.js';
 
 export interface AccountsTable {
   id: string;
@@ -258,7 +259,7 @@ export interface AdminKeysTable {
   revoked_at: string | null;
 }
 
-export interface Database extends WebhookTables, OidcIdentityTables {
+export interface Database extends WebhookTables, OidcIdentityTables, AlertTables {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
   account_tokens: AccountTokensTable;
@@ -309,6 +310,8 @@ const TABLES_IN_COPY_ORDER = {
   webhook_events: true,
   webhook_deliveries: true,
   webhook_attempts: true,
+  alert_settings: true,
+  budget_alerts: true,
   change_events: true,
 } as const satisfies Record<keyof Database, true>;
 

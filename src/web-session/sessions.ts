@@ -56,6 +56,11 @@ export class Sessions {
     return session;
   }
 
+  /** From now on the session acts for the organisation (null: the person's own account); membership is the caller's to check. */
+  actFor(session: Session, orgId: string | null): Promise<void> {
+    return this.store.setSessionOrg(session.tokenHash, orgId);
+  }
+
   end(session: Session): Promise<void> {
     return this.store.deleteSession(session.tokenHash);
   }

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Refusal } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
-import { signedIn, type DashboardServices } from '../context.js';
+import { requirePermission, signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { AccountView, PlanView, StandingView, accountView, planView, standingView } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
@@ -69,7 +69,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.post('/plan', { schema: { body: PlanBody, response: { 200: PlanChanged } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const { tier: name } = request.body;
     const tier = tiers.list().find((candidate) => candidate.name === name);
     if (!tier) throw new Refusal('unknown_plan');
@@ -81,7 +81,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.get('/ledger', { schema: { querystring: LedgerQuery, response: { 200: Ledger } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const { limit } = request.query;
     const [entries, { balanceMicros }] = await Promise.all([store.listLedger(account.id, { limit }), balances.of(account.id)]);
     return {
@@ -94,7 +94,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   // entry each), a page of ledger entries at a time. A day cut by a page boundary goes on
   // in the next page, where the app adds it to the same line.
   dashboard.get('/history', { schema: { querystring: HistoryQuery, response: { 200: History } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const { before, limit } = request.query;
     const page = await store.listLedger(account.id, { limit: limit + 1, ...(before === undefined ? {} : { beforeId: before }) });
     const rows = page.slice(0, limit);
@@ -115,7 +115,7 @@ export function billingRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.post('/redeem', { schema: { body: RedeemBody, response: { 200: Redeemed } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const { code } = request.body;
     await redeemPerAccount.assertAllowed(account.id);
     let result;

@@ -6,7 +6,9 @@ import { Type } from '@sinclair/typebox';
 import { NO_CONTROLS, parseControls } from '../../auth/key-controls.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { signedIn, type DashboardServices } from '../context.js';
+import type { FastifyRequest } from 'fastify';
+import { Refusal } from '../../errors.js';
+import { ownOnly, signedIn, type DashboardServices } from '../context.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { KeyView, keyView } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
@@ -40,25 +42,38 @@ export function keyRoutes(dashboard: TypeBoxFastify, services: DashboardServices
     return keyView(key, creditLimit === null ? null : await services.admission.spent(keySpendLimit(key.id, creditLimit)));
   };
 
+  /** A `member` of an organisation changes only the keys they made: another's reads as missing. */
+  const assertMayChange = async (request: FastifyRequest, keyId: string): Promise<string> => {
+    const caller = signedIn(request);
+    const member = ownOnly(caller, 'keys');
+    if (member !== undefined && (await store.findKeyById(keyId))?.memberId !== member) throw new Refusal('key_not_found');
+    return caller.account.id;
+  };
+
   dashboard.get('/keys', { schema: { response: { 200: KeyList } } }, async (request) => {
-    const keys = await store.listKeys(signedIn(request).account.id);
+    const caller = signedIn(request);
+    const member = ownOnly(caller, 'keys');
+    const keys = (await store.listKeys(caller.account.id)).filter((key) => member === undefined || key.memberId === member);
     return { keys: await Promise.all(keys.reverse().map(view)) };
   });
 
   dashboard.post('/keys', { schema: { body: CreateBody, response: { 201: CreatedKey } } }, async (request, reply) => {
     const { name, ...controls } = request.body;
-    const { record, secret } = await commands.keys.create(signedIn(request).account.id, name, { ...NO_CONTROLS, ...parseControls(controls) });
+    const { account, person } = signedIn(request);
+    // An organisation's key names the member who made it; it stays the organisation's.
+    const memberId = account.kind === 'org' ? person.id : null;
+    const { record, secret } = await commands.keys.create(account.id, name, { ...NO_CONTROLS, ...parseControls(controls) }, undefined, memberId);
     return reply.code(201).send({ key: await view(record), secret });
   });
 
   dashboard.patch('/keys/:id', { schema: { params: KeyParams, body: UpdateBody, response: { 200: OneKey } } }, async (request) => {
     const { name, ...controls } = request.body;
-    const key = await commands.keys.update(request.params.id, { name, controls: parseControls(controls) }, signedIn(request).account.id);
+    const key = await commands.keys.update(request.params.id, { name, controls: parseControls(controls) }, await assertMayChange(request, request.params.id));
     return { key: await view(key) };
   });
 
   dashboard.delete('/keys/:id', { schema: { params: KeyParams, response: { 200: OneKey } } }, async (request) => {
-    const key = await commands.keys.revoke(request.params.id, signedIn(request).account.id);
+    const key = await commands.keys.revoke(request.params.id, await assertMayChange(request, request.params.id));
     return { key: await view(key) };
   });
 }

@@ -8,7 +8,7 @@ import { Refusal, ValidationError } from '../../errors.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import type { Payments } from '../../payments/payments.js';
 import type { Payment } from '../../store/store.js';
-import { signedIn, type DashboardServices } from '../context.js';
+import { requirePermission, type DashboardServices } from '../context.js';
 import type * as Json from '../api-types.js';
 import type { JsonOf } from '../../http/typebox.js';
 
@@ -81,24 +81,24 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.post('/payments/top-up', { schema: { body: TopUpBody, response: { 200: Redirect } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     return { url: await enabled().checkout.startTopUp(account, request.body.amountMinor, returnUrls(request, 'top-up')) };
   });
 
   dashboard.post('/payments/subscribe', { schema: { body: SubscribeBody, response: { 200: Redirect } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const { tier } = request.body;
     if (!(tier in services.config.tiers)) throw new Refusal('unknown_plan');
     return { url: await enabled().checkout.startSubscription(account, tier, returnUrls(request, 'subscribe')) };
   });
 
   dashboard.post('/payments/portal', { schema: { response: { 200: Redirect } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     return { url: await enabled().checkout.openPortal(account, `${originOf(request)}/billing/plans`) };
   });
 
   dashboard.get('/payments', { schema: { response: { 200: PaymentList } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     enabled();
     return { payments: (await store.listPayments({ accountId: account.id, limit: 100 })).map(paymentView) };
   });
@@ -106,7 +106,7 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   // Stripe does not order its events: a charge (with its receipt) may come before the
   // payment it belongs to is recorded. Such a receipt is asked of Stripe when first opened.
   dashboard.get('/payments/:id/receipt', { schema: { params: Type.Object({ id: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const payments = enabled();
     const payment = await store.findPayment({ id: request.params.id });
     if (!payment || payment.accountId !== account.id || !payment.paymentIntentId) throw new Refusal('receipt_not_found');
@@ -120,7 +120,7 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.get('/payments/auto-recharge', { schema: { response: { 200: AutoRechargeView } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     enabled();
     const settings = await store.findAutoRecharge(account.id);
     return settings
@@ -129,7 +129,7 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.put('/payments/auto-recharge', { schema: { body: AutoRechargeBody, response: { 200: AutoRechargeView } } }, async (request) => {
-    const { account } = signedIn(request);
+    const { account } = requirePermission(request, 'billing');
     const { minMinor, maxMinor } = enabled().checkout.topUpBounds;
     const { amountMinor } = request.body;
     if (amountMinor < minMinor || amountMinor > maxMinor) throw new ValidationError({ amountMinor: [`must be from ${minMinor} to ${maxMinor}`] });

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
 import { requestLogPage } from '../../store/request-log-page.js';
-import { signedIn, type DashboardServices } from '../context.js';
+import { ownOnly, signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
@@ -12,6 +12,8 @@ import type * as Json from '../api-types.js';
 
 const Query = Type.Object({
   key: Type.Optional(Type.String({ maxLength: 100 })),
+  /** In an organisation: one member's requests (a `member` sees only their own). */
+  member: Type.Optional(Type.String({ maxLength: 100 })),
   model: Type.Optional(Type.String({ maxLength: 200 })),
   outcome: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed')])),
   /** The `next` of the page before. */
@@ -47,10 +49,11 @@ export type RequestLog = JsonOf<typeof RequestLog, Json.RequestLog>;
 export function requestLogRoutes(dashboard: TypeBoxFastify, services: DashboardServices): void {
   const { store, config } = services;
   dashboard.get('/requests', { schema: { querystring: Query, response: { 200: RequestLog } } }, async (request) => {
-    const { account } = signedIn(request);
-    const { key, model, outcome, before, limit } = request.query;
+    const caller = signedIn(request);
+    const { key, member, model, outcome, before, limit } = request.query;
     const retentionDays = config.request_log.retention_days;
-    const { entries, next } = await requestLogPage(store, account.id, retentionDays, { keyId: key, model, outcome, before, limit });
+    const memberId = ownOnly(caller, 'usage') ?? member;
+    const { entries, next } = await requestLogPage(store, caller.account.id, retentionDays, { keyId: key, memberId, model, outcome, before, limit });
     return { retentionDays, requests: entries, next };
   });
 }

@@ -113,7 +113,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
   });
 
   dashboard.get('/session', { schema: { response: { 200: SessionView } } }, async (request) => {
-    const { account, session } = signedIn(request);
+    const { person: account, session } = signedIn(request);
     return { account: accountView(account), csrfToken: session.csrfToken };
   });
 
@@ -124,7 +124,7 @@ export function signInRoutes(dashboard: TypeBoxFastify, services: DashboardServi
   });
 
   dashboard.post('/password', { schema: { body: PasswordBody } }, async (request, reply) => {
-    const { account, session } = signedIn(request);
+    const { person: account, session } = signedIn(request);
     const input = request.body;
     // Guessing the current password from a borrowed session counts against the same
     // allowance as guessing it at sign-in.

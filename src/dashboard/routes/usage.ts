@@ -2,16 +2,19 @@
 // model, per day and key, the newest requests; and the same requests as CSV.
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { formatCredits } from '../../money.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
-import type { UsageRecord, UsageTotals } from '../../store/store.js';
-import { signedIn, type DashboardServices } from '../context.js';
+import type { Account, UsageRecord, UsageTotals } from '../../store/store.js';
+import { ownOnly, signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
 import { DayRangeQuery, dayTimeRange, parseDayRange } from '../../validation/usage-range.js';
 
 const RECENT_LIMIT = 100;
+/** The days, and in an organisation one member's usage (`member`: their account id). */
+const UsageQuery = Type.Object({ ...DayRangeQuery.properties, member: Type.Optional(Type.String({ maxLength: 100 })) });
 // New columns go at the end, so a script that reads the first ones by position keeps working.
 const CSV_HEADER =
   'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason,' +
@@ -62,12 +65,12 @@ export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServic
     return new Map((await store.listKeys(accountId)).map((key) => [key.id, key.name]));
   }
 
-  dashboard.get('/usage', { schema: { querystring: DayRangeQuery, response: { 200: Usage } } }, async (request) => {
-    const { account } = signedIn(request);
+  dashboard.get('/usage', { schema: { querystring: UsageQuery, response: { 200: Usage } } }, async (request) => {
+    const { account, memberId } = usageScope(request, request.query.member);
     const range = parseDayRange(request.query);
     const [summary, recent, names] = await Promise.all([
-      store.summarizeUsage(account.id, range.time),
-      store.listUsage(account.id, { sinceIso: range.time.fromIso, untilIso: range.time.untilIso, limit: RECENT_LIMIT }),
+      store.summarizeUsage(account.id, range.time, { memberId }),
+      store.listUsage(account.id, { sinceIso: range.time.fromIso, untilIso: range.time.untilIso, limit: RECENT_LIMIT, memberId }),
       keyNames(account.id),
     ]);
     const byDate = new Map(summary.days.map((day) => [day.date, day]));
@@ -101,28 +104,34 @@ export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServic
     };
   });
 
-  dashboard.get('/usage.csv', { schema: { querystring: DayRangeQuery } }, async (request, reply) => {
-    const { account } = signedIn(request);
+  dashboard.get('/usage.csv', { schema: { querystring: UsageQuery } }, async (request, reply) => {
+    const { account, memberId } = usageScope(request, request.query.member);
     const range = parseDayRange(request.query);
     const names = await keyNames(account.id);
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="lmgate-usage-${range.from}-${range.to}.csv"`)
-      .send(Readable.from(csvLines(account.id, range.days, names)));
+      .send(Readable.from(csvLines(account.id, range.days, names, memberId)));
   });
 
   /**
    * The header, then every request of the period, newest first, one UTC day at a time: a
    * year of heavy use is streamed, never held in memory whole.
    */
-  async function* csvLines(accountId: string, days: readonly string[], names: Map<string, string>): AsyncGenerator<string> {
+  async function* csvLines(accountId: string, days: readonly string[], names: Map<string, string>, memberId: string | undefined): AsyncGenerator<string> {
     yield `${CSV_HEADER}\r\n`;
     for (const day of [...days].reverse()) {
       const { fromIso, untilIso } = dayTimeRange(day);
-      const records = await store.listUsage(accountId, { sinceIso: fromIso, untilIso });
+      const records = await store.listUsage(accountId, { sinceIso: fromIso, untilIso, memberId });
       if (records.length > 0) yield records.map((record) => `${csvRow(record, names.get(record.keyId) ?? '')}\r\n`).join('');
     }
   }
+}
+
+/** Whose usage: a `member` of an organisation sees their own; the others everyone's, or one member's (`member`). */
+function usageScope(request: FastifyRequest, member: string | undefined): { account: Account; memberId: string | undefined } {
+  const caller = signedIn(request);
+  return { account: caller.account, memberId: ownOnly(caller, 'usage') ?? member };
 }
 
 function totals(row: UsageTotals | undefined): UsageTotals {

@@ -8,7 +8,7 @@ import { Nullable, type JsonOf, type TypeBoxFastify } from '../../http/typebox.j
 import type { WebhookDeliveryWithAttempts, WebhookEndpoint } from '../../store/webhook-store.js';
 import { MESSAGES, TRIM } from '../../validation/input-validator.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/events.js';
-import { signedIn, type DashboardServices } from '../context.js';
+import { requirePermission, type DashboardServices } from '../context.js';
 import type * as Json from '../webhook-api-types.js';
 
 const EndpointView = Type.Object({
@@ -65,36 +65,36 @@ export function webhookRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   };
 
   dashboard.get('/webhooks', { schema: { response: { 200: EndpointList } } }, async (request) => {
-    const endpoints = await store.listWebhookEndpoints(signedIn(request).account.id);
+    const endpoints = await store.listWebhookEndpoints(requirePermission(request, 'webhooks').account.id);
     return { endpoints: endpoints.map(endpointView), eventTypes: [...WEBHOOK_EVENT_TYPES] };
   });
 
   dashboard.post('/webhooks', { schema: { body: CreateBody, response: { 201: WithSecret } } }, async (request, reply) => {
-    const { endpoint, secret } = await webhooks.add(signedIn(request).account.id, request.body.url, request.body.eventTypes);
+    const { endpoint, secret } = await webhooks.add(requirePermission(request, 'webhooks').account.id, request.body.url, request.body.eventTypes);
     return reply.code(201).send({ endpoint: endpointView(endpoint), secret });
   });
 
   dashboard.post('/webhooks/:id/rotate', { schema: { params: EndpointParams, response: { 200: WithSecret } } }, async (request) => {
-    const { endpoint, secret } = await webhooks.rotate(request.params.id, signedIn(request).account.id);
+    const { endpoint, secret } = await webhooks.rotate(request.params.id, requirePermission(request, 'webhooks').account.id);
     return { endpoint: endpointView(endpoint), secret };
   });
 
   dashboard.delete('/webhooks/:id', { schema: { params: EndpointParams, response: { 200: OneEndpoint } } }, async (request) => {
-    return { endpoint: endpointView(await webhooks.remove(request.params.id, signedIn(request).account.id)) };
+    return { endpoint: endpointView(await webhooks.remove(request.params.id, requirePermission(request, 'webhooks').account.id)) };
   });
 
   dashboard.get('/webhooks/:id/deliveries', { schema: { params: EndpointParams, querystring: DeliveriesQuery, response: { 200: DeliveryList } } }, async (request) => {
-    const endpoint = await ownEndpoint(request.params.id, signedIn(request).account.id);
+    const endpoint = await ownEndpoint(request.params.id, requirePermission(request, 'webhooks').account.id);
     const deliveries = await store.listWebhookDeliveries(endpoint.id, { limit: request.query.limit ?? 50 });
     return { deliveries: deliveries.map(deliveryView) };
   });
 
   dashboard.post('/webhooks/:id/test', { schema: { params: EndpointParams, response: { 200: TestSent } } }, async (request) => {
-    return { eventId: await webhooks.sendTest(request.params.id, signedIn(request).account.id) };
+    return { eventId: await webhooks.sendTest(request.params.id, requirePermission(request, 'webhooks').account.id) };
   });
 
   dashboard.post('/webhooks/deliveries/:id/retry', { schema: { params: DeliveryParams, response: { 200: OneDelivery } } }, async (request) => {
-    const delivery = await webhooks.redeliver(request.params.id, signedIn(request).account.id);
+    const delivery = await webhooks.redeliver(request.params.id, requirePermission(request, 'webhooks').account.id);
     return { delivery: deliveryView({ ...delivery, attemptLog: [] }) };
   });
 }

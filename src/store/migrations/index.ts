@@ -17,6 +17,7 @@ import * as m0014 from './0014_comp_plans.js';
 import * as m0015 from './0015_organisations.js';
 import * as m0016 from './0016_webhooks.js';
 import * as m0017 from './0017_oidc_identities.js';
+import * as m0018 from './0018_alerts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_organisations': m0015,
   '0016_webhooks': m0016,
   '0017_oidc_identities': m0017,
+  '0018_alerts': m0018,
 };
 
 /** In the order they apply. */
