@@ -134,7 +134,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // Balance and budget alerts, checked from the store once usage is in it (alerts/alert-watch.ts).
     usageStored: (records) => alerts.usageStored(records),
   });
-  const caches = new ProcessCaches(keyCache, admission, deps.shared && ((change) => deps.shared!.changes.publish(change)));
+  const caches = new ProcessCaches(
+    keyCache,
+    admission,
+    deps.shared && ((change) => deps.shared!.changes.publish(change)),
+    (accountId) => alerts.forget(accountId),
+  );
   const commands = new Commands(store, caches);
   const balances = new Balances(admission);
   // Stripe's client and nodemailer are loaded only when configured.

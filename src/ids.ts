@@ -28,7 +28,7 @@ export function randomBase62(length: number): string {
 }
 
 /** Record ids: a readable prefix and 20 base62 characters (~119 bits). */
-export function newId(prefix: 'acct' | 'key' | 'usage' | 'code' | 'pay' | 'admkey'): string {
+export function newId(prefix: 'acct' | 'key' | 'usage' | 'code' | 'pay' | 'admkey' | 'inv'): string {
   return `${prefix}_${randomBase62(20)}`;
 }
 

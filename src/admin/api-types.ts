@@ -318,6 +318,8 @@ export interface AdminOrg {
   name: string;
   tier: string;
   status: string;
+  /** Members act for it only when signed in with OpenID Connect. */
+  require_sso: boolean;
   balance_micros: number;
   members: number;
   created_at: string;

@@ -14,6 +14,7 @@ import { assertScope, identifyCaller } from './caller.js';
 import type { AdminServices } from './context.js';
 import { OPENAPI_OPTIONS } from './openapi.js';
 import { accountRoutes } from './routes/accounts.js';
+import { alertRoutes } from './routes/alerts.js';
 import { codeRoutes } from './routes/codes.js';
 import { creditRoutes } from './routes/credits.js';
 import { keyRoutes } from './routes/keys.js';
@@ -63,6 +64,7 @@ export function adminRoutes(services: AppServices, metrics: Metrics, callers: Ad
     accountRoutes(routes, context);
     keyRoutes(routes, context);
     orgRoutes(routes, context);
+    alertRoutes(routes, context);
     creditRoutes(routes, context);
     codeRoutes(routes, context);
     reportRoutes(routes, context);

@@ -24,10 +24,11 @@ export interface AlertWatchOptions {
 
 /**
  * How long an account with nothing to watch (no balance threshold, no budget) is not read
- * again: most accounts have none, and each batch would otherwise cost their reads. Settings
- * saved on this instance apply at once (`forget`), elsewhere after this.
+ * again: most accounts have none, and each batch would otherwise cost their reads. Saved
+ * settings and budgets record an account change, which every instance applies (`forget`)
+ * at once; this bounds a change missed all the same.
  */
-const QUIET_TTL_MS = 5_000;
+const QUIET_TTL_MS = 30_000;
 
 export class AlertWatch {
   private readonly running = new Map<string, Promise<void>>();
@@ -43,7 +44,8 @@ export class AlertWatch {
     private readonly mailer: Mailer | undefined,
     private readonly options: AlertWatchOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    // Read at each call, not captured: a test that moves the clock moves this one too.
+    this.now = options.now ?? (() => Date.now());
   }
 
   /** A usage batch committed: check the accounts it charged soon. Returns at once. */
@@ -57,7 +59,7 @@ export class AlertWatch {
     for (const [accountId, memberIds] of members) this.checkSoon(accountId, memberIds);
   }
 
-  /** The account's settings changed here: read them at its next check. */
+  /** The account changed (its alert settings, its budgets), here or elsewhere: read them at its next check. */
   forget(accountId: string): void {
     this.quietUntil.delete(accountId);
   }

@@ -20,7 +20,6 @@ export async function budgetsCommand(config: Config, args: ParsedCommand, io: Cl
         const monthly = stringFlag(args, 'monthly');
         if (monthly === undefined) throw new CliError('budgets set needs --monthly N (credits per calendar month, UTC), or --monthly none to remove it');
         const micros = monthly.trim() === 'none' ? null : parseCreditAmount(monthly, '--monthly', { signed: false });
-        if (micros === 0) throw new CliError('--monthly: a budget must be more than 0 (none removes it)');
         await new Commands(store).orgs.setBudget(org.id, member?.id ?? null, micros, cliActor());
         printRecord(io, args.json, { org: org.name, budget: member?.email ?? '(whole organisation)', monthly: micros === null ? 'none' : `${formatCredits(micros)} credits` });
         return 0;

@@ -56,12 +56,25 @@ billing, member (the default).`,
 Removes the person: their dashboard stops acting for the organisation at once. The keys
 they made stay the organisation's, or stop working everywhere with --revoke-keys. The last
 owner cannot be removed.`,
+  'orgs require-sso': `usage: lmgate orgs require-sso ORG on|off
+
+With on, the organisation's members act for it in the dashboard only when signed in with
+OpenID Connect (auth.oidc); their password sessions show their own account.`,
   'budgets set': `usage: lmgate budgets set --org ORG [--member EMAIL] --monthly N
 
 A monthly budget (calendar months, UTC) of N credits: a member's, or without --member the
 whole organisation's. A request that would pass it gets 402 naming the budget. --monthly
 none removes it.`,
   'budgets list': 'usage: lmgate budgets list --org ORG\n\nThe organisation\'s budgets.',
+  'alerts set': `usage: lmgate alerts set --org ORG [--balance-below N] [--budget-thresholds P,P]
+
+Alerts of the organisation (or account): when its balance falls below N credits, and when
+spending reaches each percentage P of a monthly budget (its own or a member's; 50,80,100
+unless set). Each crossing sends one balance.low or budget.threshold webhook and one mail
+to the owners and billing members (a person's account: its own address), once: a balance
+alert again after a top-up lifts it back over N, a budget's in the next month or once the
+budget is raised. --balance-below none and --budget-thresholds default clear them.`,
+  'alerts show': 'usage: lmgate alerts show --org ORG\n\nThe organisation\'s (or account\'s) alert thresholds.',
   'webhooks add': `usage: lmgate webhooks add --org ORG URL --events T,T
 
 Registers a webhook endpoint of the organisation (or account) and prints its signing
@@ -120,9 +133,10 @@ export const OVERVIEW_HELP = `usage: lmgate <command> [options]   (every command
            | set-role | set-password | reset-link
   keys create | update | list | revoke         API keys and their controls
   credits grant | adjust | ledger              balances, through the ledger
-  orgs create | list | show | add-member | remove-member
+  orgs create | list | show | add-member | remove-member | require-sso
                                                organisations: members, roles, one balance
   budgets set | list                           an organisation's monthly budgets
+  alerts set | show                            alerts on a balance and on budgets
   webhooks add | list | remove | rotate        an organisation's webhook endpoints
   codes create | list | disable                redemption codes
   admin-keys create | list | revoke            keys of the admin API

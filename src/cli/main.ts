@@ -8,6 +8,7 @@ import { findConnectionError } from '../store/connection-error.js';
 import { NotFoundInStoreError } from '../store/store.js';
 import { accountsCommand } from './accounts.js';
 import { adminKeysCommand } from './admin-keys.js';
+import { alertsCommand } from './alerts.js';
 import type { ParsedCommand } from './args.js';
 import { auditCommand } from './audit.js';
 import { codesCommand } from './codes.js';
@@ -55,6 +56,8 @@ const OPTIONS = {
   monthly: { type: 'string' },
   'revoke-keys': { type: 'boolean' },
   events: { type: 'string' },
+  'balance-below': { type: 'string' },
+  'budget-thresholds': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Options that name a list: given more than once, their values add up (`--scope read --scope keys`). */
@@ -123,6 +126,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await orgsCommand(config, args, io);
       case 'budgets':
         return await budgetsCommand(config, args, io);
+      case 'alerts':
+        return await alertsCommand(config, args, io);
       case 'codes':
         return await codesCommand(config, args, io);
       case 'payments':

@@ -1,4 +1,4 @@
-// lmgate orgs create | list | show | add-member | remove-member
+// lmgate orgs create | list | show | add-member | remove-member | require-sso
 import { storedBalances } from '../billing/balances.js';
 import { Commands } from '../commands/commands.js';
 import type { Config } from '../config/schema.js';
@@ -77,14 +77,20 @@ export async function orgsCommand(config: Config, args: ParsedCommand, io: CliIo
         printRecord(io, args.json, { org: org.name, removed: person.email, keys: revokeKeys ? `${revokedKeyIds.length} revoked` : 'kept by the organisation' });
         return 0;
       }
+      case 'require-sso': {
+        const org = await requireOrg(store, ref);
+        if (email !== 'on' && email !== 'off') throw new CliError('orgs require-sso ORG on|off');
+        printRecord(io, args.json, orgView(await commands.orgs.requireSso(org.id, email === 'on', cliActor())));
+        return 0;
+      }
       default:
-        throw new CliError('orgs: expected create, list, show, add-member or remove-member');
+        throw new CliError('orgs: expected create, list, show, add-member, remove-member or require-sso');
     }
   });
 }
 
 function orgView(org: Account): Record<string, unknown> {
-  return { id: org.id, name: org.name, tier: org.tier, status: org.status, created_at: org.createdAt };
+  return { id: org.id, name: org.name, tier: org.tier, status: org.status, require_sso: org.requireSso, created_at: org.createdAt };
 }
 
 function failOwner(): never {

@@ -26,13 +26,17 @@ export class ProcessCaches implements LocalCaches {
     private readonly admission: Pick<AdmissionService, 'balanceChanged'>,
     /** Tells the other instances at once (shared mode's change channel). */
     private readonly announce: (change: Change) => void = () => undefined,
+    /** Told of every account change too (the alerts read the account's settings and budgets again). */
+    private readonly accountChanged: (accountId: string) => void = () => undefined,
   ) {}
 
   /** A change made here or elsewhere: forgets what it made stale. */
   async apply({ kind, subjectId }: Change): Promise<void> {
     if (kind === 'key') this.keyCache.forgetKey(subjectId);
-    else if (kind === 'account') this.keyCache.forgetAccount(subjectId);
-    else await this.admission.balanceChanged(subjectId);
+    else if (kind === 'account') {
+      this.keyCache.forgetAccount(subjectId);
+      this.accountChanged(subjectId);
+    } else await this.admission.balanceChanged(subjectId);
   }
 
   async changed(change: Change): Promise<void> {

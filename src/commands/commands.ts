@@ -11,6 +11,7 @@ import { AdminKeyCommands } from './admin-keys.js';
 import { AlertCommands } from './alerts.js';
 import { CodeCommands } from './codes.js';
 import { CreditCommands } from './credits.js';
+import { InvitationCommands } from './invitations.js';
 import { KeyCommands } from './keys.js';
 import { OrgCommands } from './orgs.js';
 import { PaymentCommands } from './payments.js';
@@ -28,6 +29,7 @@ export class Commands {
   readonly webhooks: WebhookCommands;
   readonly oidcIdentities: OidcIdentityCommands;
   readonly alerts: AlertCommands;
+  readonly invitations: InvitationCommands;
 
   constructor(store: Store, caches: LocalCaches = NO_LOCAL_CACHES) {
     this.accounts = new AccountCommands(store, caches);
@@ -40,5 +42,6 @@ export class Commands {
     this.webhooks = new WebhookCommands(store, caches);
     this.oidcIdentities = new OidcIdentityCommands(store, caches);
     this.alerts = new AlertCommands(store, caches);
+    this.invitations = new InvitationCommands(store, caches);
   }
 }

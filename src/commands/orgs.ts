@@ -57,6 +57,15 @@ export class OrgCommands extends CommandSet {
     });
   }
 
+  /** The organisation's members act for it only when signed in with OpenID Connect (or again with any sign-in). */
+  async requireSso(orgId: string, required: boolean, actor?: Actor): Promise<Account> {
+    return this.commit(async (tx) => {
+      const org = await tx.setOrgRequireSso(orgId, required);
+      await audit(tx, actor, { action: 'org.require_sso', target: { kind: 'account', id: orgId }, before: { require_sso: !required }, after: { require_sso: required } });
+      return org;
+    });
+  }
+
   /** Another owner must remain once this one steps down or leaves. */
   private async keepAnOwner(tx: Store, orgId: string): Promise<void> {
     const owners = (await tx.listMembers(orgId)).filter((member) => member.role === 'owner');

@@ -14,6 +14,7 @@ import { hasOperatorSessionLapsed } from '../web-session/operator-session.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { orgRoutes } from './routes/orgs.js';
+import { invitationRoutes } from './routes/invitations.js';
 import { overviewRoutes } from './routes/overview.js';
 import { passwordResetRoutes } from './routes/password-reset.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -83,6 +84,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     overviewRoutes(routes, context);
     keyRoutes(routes, context);
     orgRoutes(routes, context);
+    invitationRoutes(routes, context);
     usageRoutes(routes, context);
     requestLogRoutes(routes, context);
     billingRoutes(routes, context);

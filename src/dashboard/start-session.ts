@@ -7,11 +7,20 @@ import type { Account } from '../store/store.js';
 import { SESSION_COOKIE, SESSION_TTL_MS, type Sessions } from '../web-session/sessions.js';
 import { accountView, type SessionView } from './views.js';
 
-export async function startSession(sessions: Sessions, request: FastifyRequest, reply: FastifyReply, account: Account, authMethod: AuthMethod = 'password'): Promise<SessionView> {
+/** `actFor`: the organisation the new session acts for from the start (one the person has just joined). */
+export async function startSession(
+  sessions: Sessions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  account: Account,
+  authMethod: AuthMethod = 'password',
+  actFor: string | null = null,
+): Promise<SessionView> {
   // A browser holds one session: the one its cookie named ends with this sign-in.
   const previous = await sessions.find(request.cookies[SESSION_COOKIE]);
   if (previous) await sessions.end(previous);
   const { token, session } = await sessions.start(account.id, authMethod);
+  if (actFor !== null) await sessions.actFor(session, actFor);
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: 'lax',

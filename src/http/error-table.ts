@@ -2,7 +2,8 @@
 // and headers, and how loudly it is logged. `ErrorTable` is a record over every code, so
 // adding a code to errors.ts without its row here does not compile.
 import { microsToCredits } from '../money.js';
-import type { ErrorCode, ErrorOf, InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError, SpendReason, UpstreamErrorReport } from '../errors.js';
+import type { InsufficientCreditsError, KnownError, MalformedRequestError, PayloadTooLargeError, SpendReason, UpstreamErrorReport } from '../errors.js';
+import type { InvitationRefusal } from '../commands/invitation-refusal.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /** Messages fixed by the spec (section 7), word for word. */
@@ -30,7 +31,11 @@ export interface ErrorRow {
   log?: 'debug' | 'warn' | 'error';
 }
 
-export type ErrorTable = { [C in ErrorCode]: (err: ErrorOf<C>) => ErrorRow };
+/** Every error the table renders: errors.ts's family, and the refusals of an invitation (commands/invitation-refusal.ts). */
+export type TableError = KnownError | InvitationRefusal;
+type TableErrorOf<C extends TableError['code']> = TableError extends infer E ? (E extends TableError ? (C extends E['code'] ? E : never) : never) : never;
+
+export type ErrorTable = { [C in TableError['code']]: (err: TableErrorOf<C>) => ErrorRow };
 
 /** Where an error is shown: the spec's API, the dashboard's forms, or the admin API. */
 export type Surface = 'api' | 'dashboard' | 'admin';
@@ -108,6 +113,13 @@ export const API_ERRORS: ErrorTable = {
   org_last_owner: () => row(409, 'An organisation keeps at least one owner: make someone else owner first.'),
   org_owner_required: () => row(403, 'Only an owner can give or take the owner role.'),
   org_requires_sso: () => row(403, 'This organisation requires single sign-on: sign in with SSO to act for it.'),
+  invitation_not_found: () => row(404, 'This invitation does not exist.'),
+  invitation_expired: () => row(410, 'This invitation has expired. Ask the organisation for a new one.'),
+  invitation_accepted: () => row(410, 'This invitation has already been used.'),
+  invitation_declined: () => row(410, 'This invitation was declined.'),
+  invitation_revoked: () => row(410, 'This invitation was withdrawn by the organisation.'),
+  invitation_email_mismatch: () => row(403, 'This invitation is for another email address: sign in with the address it was sent to.'),
+  invitation_already_member: () => row(409, 'This address already belongs to the organisation.'),
   email_taken: () => row(409, 'An account with this email already exists.'),
   balance_would_go_negative: () => row(409, 'The balance cannot go below zero.'),
   not_found_in_store: () => row(404, 'Not found.'),
@@ -132,10 +144,10 @@ const ADMIN_ERRORS: Partial<ErrorTable> = {
 const SURFACES: Record<Surface, Partial<ErrorTable>> = { api: {}, dashboard: DASHBOARD_ERRORS, admin: ADMIN_ERRORS };
 
 /** The row for an error of ours; anything else is an unexpected 500. */
-export function rowOf(err: KnownError | undefined, surface: Surface = 'api'): ErrorRow {
+export function rowOf(err: TableError | undefined, surface: Surface = 'api'): ErrorRow {
   if (err === undefined) return UNEXPECTED;
   // The compiler cannot pair a code with its class through a lookup; the table's type does.
-  const render = (SURFACES[surface][err.code] ?? API_ERRORS[err.code]) as (err: KnownError) => ErrorRow;
+  const render = (SURFACES[surface][err.code] ?? API_ERRORS[err.code]) as (err: TableError) => ErrorRow;
   return render(err);
 }
 

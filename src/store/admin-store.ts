@@ -45,7 +45,8 @@ export type AuditAction =
   | 'org.set_member'
   | 'org.remove_member'
   | 'org.set_budget'
-  | 'org.set_alerts';
+  | 'org.set_alerts'
+  | 'org.require_sso';
 
 /** A JSON object as the audit log keeps it (before and after a change). */
 export type AuditState = Record<string, string | number | boolean | null | string[]>;

@@ -6,6 +6,8 @@ import { sql, type Selectable } from 'kysely';
 import { checkMicros } from '../money.js';
 import { DEFAULT_BUDGET_THRESHOLDS, type AlertSettings, type AlertSettingsUpdate, type BudgetAlertMark } from './alert-store.js';
 import type { AlertSettingsTable } from './alert-tables.js';
+import { recordChange } from './changes.js';
+import type { Dialect } from './dialect.js';
 import { now, type Db } from './sql.js';
 
 export async function findAlertSettings(db: Db, accountId: string): Promise<AlertSettings> {
@@ -13,8 +15,8 @@ export async function findAlertSettings(db: Db, accountId: string): Promise<Aler
   return toSettings(accountId, row);
 }
 
-/** In the caller's transaction. */
-export async function setAlertSettings(trx: Db, accountId: string, update: AlertSettingsUpdate): Promise<AlertSettings> {
+/** In the caller's transaction, with an account change, so every instance reads the settings again. */
+export async function setAlertSettings(trx: Db, dialect: Dialect, accountId: string, update: AlertSettingsUpdate): Promise<AlertSettings> {
   const changes: Partial<AlertSettingsTable> = { updated_at: now() };
   if (update.balanceBelowMicros !== undefined) {
     changes.balance_below_micros = update.balanceBelowMicros === null ? null : checkMicros(update.balanceBelowMicros);
@@ -26,6 +28,7 @@ export async function setAlertSettings(trx: Db, accountId: string, update: Alert
     .values({ account_id: accountId, balance_below_micros: null, balance_armed: 1, budget_thresholds: null, updated_at: now(), ...changes })
     .onConflict((oc) => oc.column('account_id').doUpdateSet(changes))
     .execute();
+  await recordChange(trx, dialect, 'account', accountId);
   return findAlertSettings(trx, accountId);
 }
 

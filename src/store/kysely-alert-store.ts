@@ -10,7 +10,7 @@ export abstract class KyselyAlertStore extends KyselyOrgStore implements AlertSt
   }
 
   setAlertSettings(accountId: string, update: AlertSettingsUpdate): Promise<AlertSettings> {
-    return this.write((trx) => alerts.setAlertSettings(trx, accountId, update));
+    return this.write((trx) => alerts.setAlertSettings(trx, this.sqlDialect, accountId, update));
   }
 
   listBudgetAlerts(accountId: string): Promise<BudgetAlertMark[]> {

@@ -46,6 +46,10 @@ export abstract class KyselyOrgStore extends KyselyWebhookStore implements OrgSt
     return this.write((trx) => orgs.setBudget(trx, this.sqlDialect, orgId, memberId, monthlyMicros));
   }
 
+  setOrgRequireSso(orgId: string, required: boolean): Promise<Account> {
+    return this.write((trx) => orgs.setOrgRequireSso(trx, this.sqlDialect, orgId, required));
+  }
+
   setSessionOrg(tokenHash: string, orgId: string | null): Promise<void> {
     return orgs.setSessionOrg(this.db, tokenHash, orgId);
   }

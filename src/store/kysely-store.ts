@@ -15,7 +15,7 @@ import { openSqlite } from './dialects/sqlite.js';
 import * as keys from './keys.js';
 import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
-import { KyselyAlertStore } from './kysely-alert-store.js';
+import { KyselyInvitationStore } from './kysely-invitation-store.js';
 import type { SpendScope } from './org-store.js';
 import * as requestLog from './request-log.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
@@ -68,7 +68,7 @@ export function openStore(location: StoreLocation): Store {
   return new KyselyStore(db, dialect, false);
 }
 
-export class KyselyStore extends KyselyAlertStore implements Store {
+export class KyselyStore extends KyselyInvitationStore implements Store {
   get dialect(): 'sqlite' | 'postgres' {
     return this.sqlDialect.name;
   }

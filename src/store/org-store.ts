@@ -56,6 +56,8 @@ export interface OrgStore {
   listBudgets(orgId: string): Promise<OrgBudget[]>;
   /** Sets (or, with null, removes) a budget, recording an account change so every instance reloads it. */
   setBudget(orgId: string, memberId: string | null, monthlyMicros: number | null): Promise<void>;
+  /** Whether the organisation's members act for it only when signed in with OpenID Connect. */
+  setOrgRequireSso(orgId: string, required: boolean): Promise<Account>;
   /** The session acts for the organisation (null: the person's own account). */
   setSessionOrg(tokenHash: string, orgId: string | null): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // the port). Membership and budget changes record an account change for the organisation,
 // so every instance reloads what it cached of it (its budgets) at once.
 import type { Selectable } from 'kysely';
-import { OrgNameTakenError } from '../errors.js';
+import { NotFoundInStoreError, OrgNameTakenError } from '../errors.js';
 import { newId } from '../ids.js';
 import { checkMicros } from '../money.js';
 import { newAccountRow, toAccount } from './accounts.js';
@@ -138,6 +138,14 @@ export async function setBudget(trx: Db, dialect: Dialect, orgId: string, member
       .execute();
   }
   await recordChange(trx, dialect, 'account', orgId);
+}
+
+/** In the caller's transaction. */
+export async function setOrgRequireSso(trx: Db, dialect: Dialect, orgId: string, required: boolean): Promise<Account> {
+  const row = await trx.updateTable('accounts').set({ require_sso: required ? 1 : 0, updated_at: now() }).where('id', '=', orgId).where('kind', '=', 'org').returningAll().executeTakeFirst();
+  if (!row) throw new NotFoundInStoreError('organisation', orgId);
+  await recordChange(trx, dialect, 'account', orgId);
+  return toAccount(row);
 }
 
 export async function setSessionOrg(db: Db, tokenHash: string, orgId: string | null): Promise<void> {

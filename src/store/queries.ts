@@ -34,6 +34,9 @@ export type WebhookQueries = Pick<Store, 'findWebhookEndpoint' | 'listWebhookEnd
 /** Organisations as the surfaces and the CLI read them: members, memberships, budgets. */
 export type OrgQueries = Pick<Store, 'findOrg' | 'listOrgs' | 'listMembers' | 'findMembership' | 'listMemberships' | 'listBudgets'>;
 
+/** Invitations to an organisation: by the link's token hash, by id, and the open ones. */
+export type InvitationQueries = Pick<Store, 'findInvitationByTokenHash' | 'findInvitation' | 'listPendingInvitations'>;
+
 /** The operator's audit log and admin keys, read. */
 export type AuditQueries = Pick<Store, 'listAudit' | 'listAdminKeys'>;
 
@@ -52,6 +55,7 @@ export type StoreQueries = AccountQueries &
   AuditQueries &
   WebhookQueries &
   OrgQueries &
+  InvitationQueries &
   Pick<ChangeFeedSource, 'latestChangeId'>;
 
 /** The admin API's caller check: an admin key (whose last use it stamps) or an operator's session. */

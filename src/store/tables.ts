@@ -4,6 +4,7 @@ import type { Generated } from 'kysely';
 import type { WebhookTables } from './webhook-tables.js';
 import type { OidcIdentityTables } from './oidc-identity-tables.js';
 import type { AlertTables } from './alert-tables.js';
+import type { InvitationTables } from './invitation-tables.js';
 
 export interface AccountsTable {
   id: string;
@@ -259,7 +260,7 @@ export interface AdminKeysTable {
   revoked_at: string | null;
 }
 
-export interface Database extends WebhookTables, OidcIdentityTables, AlertTables {
+export interface Database extends WebhookTables, OidcIdentityTables, AlertTables, InvitationTables {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
   account_tokens: AccountTokensTable;
@@ -293,6 +294,7 @@ const TABLES_IN_COPY_ORDER = {
   pending_sign_ups: true,
   org_members: true,
   org_budgets: true,
+  org_invitations: true,
   api_keys: true,
   sessions: true,
   oidc_identities: true,

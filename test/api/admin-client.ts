@@ -51,8 +51,8 @@ export async function sessionOf(t: TestApp, role: 'customer' | 'operator'): Prom
 }
 
 export interface AdminRoute {
-  method: 'GET' | 'POST';
-  /** With :account, :key and :code standing for real ids. */
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** With :account, :key, :code, :org and :member standing for real ids. */
   path: string;
   scope: AdminScope;
   body?: unknown;
@@ -84,4 +84,11 @@ export const ADMIN_ROUTES: AdminRoute[] = [
   { method: 'GET', path: '/audit', scope: 'read', status: 200 },
   { method: 'GET', path: '/catalog', scope: 'read', status: 200 },
   { method: 'GET', path: '/me', scope: 'read', status: 200 },
+  { method: 'GET', path: '/orgs', scope: 'read', status: 200 },
+  { method: 'POST', path: '/orgs', scope: 'accounts', body: { name: ':name', owner: ':account' }, status: 201 },
+  { method: 'GET', path: '/orgs/:org', scope: 'read', status: 200 },
+  { method: 'PATCH', path: '/orgs/:org', scope: 'accounts', body: { require_sso: true }, status: 200 },
+  { method: 'POST', path: '/orgs/:org/members', scope: 'accounts', body: { account: ':person', role: 'admin' }, status: 200 },
+  { method: 'DELETE', path: '/orgs/:org/members/:member', scope: 'accounts', status: 200 },
+  { method: 'PUT', path: '/orgs/:org/budgets', scope: 'accounts', body: { member: null, monthly_micros: 1_000_000 }, status: 200 },
 ];

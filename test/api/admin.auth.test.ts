@@ -21,22 +21,32 @@ describe.each(['sqlite', 'postgres'] as const)('admin API authorization on %s', 
     await t.close();
   });
 
-  /** The route's path with fresh ids for what it names, so each call can succeed. */
-  async function pathOf(route: AdminRoute): Promise<string> {
+  let orgs = 0;
+  /** The route's path and body with fresh ids for what they name, so each call can succeed. */
+  async function callOf(route: AdminRoute): Promise<{ path: string; body: unknown }> {
+    const commands = new Commands(t.store);
     const { account } = await t.createAccount({ credits: 10 });
-    const key = await new Commands(t.store).keys.create(account.id, 'k');
-    const [code] = await new Commands(t.store).codes.create({ amountMicros: 1, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
-    return route.path.replace(':account', account.id).replace(':key', key.record.id).replace(':code', code!.record.id);
+    const { account: member } = await t.createAccount();
+    const { account: person } = await t.createAccount();
+    const key = await commands.keys.create(account.id, 'k');
+    const [code] = await commands.codes.create({ amountMicros: 1, count: 1, expiresAt: null }, { kind: 'cli', id: 'test' });
+    const org = await commands.orgs.create(`Org ${++orgs} ${Math.random()}`, account, t.config.default_tier);
+    await commands.orgs.setMember(org.id, member, 'member');
+    const ids: Record<string, string> = { account: account.id, key: key.record.id, code: code!.record.id, org: org.id, member: member.id, person: person.id, name: `New org ${Math.random()}` };
+    const fill = (text: string) => text.replace(/:(account|key|code|org|member|person|name)/g, (_, name: string) => ids[name]!);
+    return { path: fill(route.path), body: route.body === undefined ? undefined : JSON.parse(fill(JSON.stringify(route.body))) };
   }
 
   it.each(ADMIN_ROUTES)('$method $path needs the $scope scope', async (route) => {
     const others = ADMIN_SCOPES.filter((scope) => scope !== route.scope);
-    const without = await adminCall(t, { bearer: await adminKey(t, others) }, route.method, await pathOf(route), route.body);
+    const refusedCall = await callOf(route);
+    const without = await adminCall(t, { bearer: await adminKey(t, others) }, route.method, refusedCall.path, refusedCall.body);
     expect(without.status).toBe(403);
     expect(without.body.error).toMatchObject({ code: 403, reason: 'scope_missing', request_id: without.headers.get('x-request-id') });
 
-    const body = route.path === '/accounts' && route.method === 'POST' ? { email: `scoped-${Math.random()}@example.test` } : route.body;
-    const withScope = await adminCall(t, { bearer: await adminKey(t, [route.scope]) }, route.method, await pathOf(route), body);
+    const scoped = await callOf(route);
+    const body = route.path === '/accounts' && route.method === 'POST' ? { email: `scoped-${Math.random()}@example.test` } : scoped.body;
+    const withScope = await adminCall(t, { bearer: await adminKey(t, [route.scope]) }, route.method, scoped.path, body);
     expect(withScope.status, JSON.stringify(withScope.body)).toBe(route.status);
   });
 

@@ -29,7 +29,7 @@ describe('the admin API OpenAPI document', () => {
 
   it('lists every admin route, and nothing else', () => {
     const listed = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
-    const served = ADMIN_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(account|key|code)/, '{id}')}`);
+    const served = ADMIN_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(account|key|code|org)/, '{id}').replace(':member', '{account}')}`);
     expect(listed.sort()).toEqual([...new Set(served)].sort());
   });
 
@@ -44,7 +44,7 @@ describe('the admin API OpenAPI document', () => {
     type Operation = { security?: Record<string, string[]>[]; description?: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
     const operation = (path: string, method: string) => (document.paths[path] as unknown as Record<string, Operation>)[method]!;
     for (const route of ADMIN_ROUTES) {
-      const op = operation(route.path.replace(/:(account|key|code)/, '{id}'), route.method.toLowerCase());
+      const op = operation(route.path.replace(/:(account|key|code|org)/, '{id}').replace(':member', '{account}'), route.method.toLowerCase());
       expect(op.security, `${route.method} ${route.path}`).toEqual([{ adminKey: [route.scope] }, { operatorSession: [] }]);
       expect(op.description).toContain(`Needs the \`${route.scope}\` scope`);
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));

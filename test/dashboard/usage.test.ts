@@ -119,7 +119,6 @@ describe.each(['sqlite', 'postgres'] as const)('dashboard usage on %s', (databas
       status: 200,
       streamed: true,
       finishReason: 'stop',
-      memberId: null,
     });
   });
 

@@ -12,6 +12,7 @@ import { RequireSession } from './components/RequireSession';
 import { KeysPage } from './pages/KeysPage';
 import { ModelsPage } from './pages/ModelsPage';
 import { NotFoundPage } from './pages/NotFoundPage';
+import { OrgPage } from './pages/OrgPage';
 import { OverviewPage } from './pages/OverviewPage';
 import { PlansPage } from './pages/PlansPage';
 import { RequestLogPage } from './pages/RequestLogPage';
@@ -22,6 +23,7 @@ import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
 import { ResetPasswordPage } from './pages/ResetPasswordPage';
 import { SignInPage } from './pages/SignInPage';
 import { SignUpPage } from './pages/SignUpPage';
+import { OrgsProvider } from './orgs';
 
 // The charts library is most of the bundle; only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/UsagePage').then((module) => ({ default: module.UsagePage })));
@@ -54,7 +56,9 @@ export function App() {
       <Route
         element={
           <RequireSession>
-            <Layout />
+            <OrgsProvider>
+              <Layout />
+            </OrgsProvider>
           </RequireSession>
         }
       >
@@ -70,6 +74,7 @@ export function App() {
         />
         <Route path="requests" element={<RequestLogPage />} />
         <Route path="models" element={<ModelsPage />} />
+        <Route path="org" element={<OrgPage />} />
         <Route path="billing/plans" element={<PlansPage />} />
         <Route path="settings/webhooks" element={<WebhooksPage />} />
         <Route path="settings" element={<SettingsPage />} />

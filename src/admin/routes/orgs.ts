@@ -19,6 +19,7 @@ const AdminOrg = Type.Object({
   name: Type.String(),
   tier: Type.String(),
   status: Type.String(),
+  require_sso: Type.Boolean({ description: 'members act for it only when signed in with OpenID Connect' }),
   balance_micros: Type.Integer(),
   members: Type.Integer(),
   created_at: Type.String(),
@@ -47,6 +48,8 @@ const BudgetBody = Type.Object({
   member: Nullable(Type.String({ minLength: 1, maxLength: 320, description: 'a member’s account id or email; null: the whole organisation' })),
   monthly_micros: Nullable(Type.Integer({ minimum: 1, maximum: MAX_MICROS, description: 'credits per calendar month (UTC) in micro-credits; null removes the budget' })),
 });
+
+const SsoBody = Type.Object({ require_sso: Type.Boolean() });
 
 const tags = ['organisations'];
 
@@ -80,6 +83,11 @@ export function orgRoutes(admin: TypeBoxFastify, services: AdminServices): void 
   admin.get('/orgs/:id', { config: { adminScope: 'read' }, schema: { tags, summary: 'An organisation, its members and budgets', params: IdParams, response: { 200: OrgDetail } } }, async (request) =>
     detail(await requireOrg(request.params.id)),
   );
+
+  admin.patch('/orgs/:id', { config: { adminScope: 'accounts' }, schema: { tags, summary: 'Require single sign-on for the members', params: IdParams, body: SsoBody, response: { 200: OrgDetail } } }, async (request) => {
+    const org = await requireOrg(request.params.id);
+    return detail(await commands.orgs.requireSso(org.id, request.body.require_sso, callerOf(request).actor));
+  });
 
   admin.post('/orgs/:id/members', { config: { adminScope: 'accounts' }, schema: { tags, summary: 'Add a member, or change their role', params: IdParams, body: MemberBody, response: { 200: OrgDetail } } }, async (request) => {
     const org = await requireOrg(request.params.id);
@@ -115,7 +123,7 @@ export function orgRoutes(admin: TypeBoxFastify, services: AdminServices): void 
 }
 
 function orgView(org: Account, balanceMicros: number, members: number): AdminOrg {
-  return { id: org.id, name: org.name ?? '', tier: org.tier, status: org.status, balance_micros: balanceMicros, members, created_at: org.createdAt };
+  return { id: org.id, name: org.name ?? '', tier: org.tier, status: org.status, require_sso: org.requireSso, balance_micros: balanceMicros, members, created_at: org.createdAt };
 }
 
 function memberView(member: OrgMember): AdminOrgMember {

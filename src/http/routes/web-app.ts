@@ -14,8 +14,8 @@ import { missError } from '../error-handler.js';
 
 /** The app's client-side routes (web/src/App.tsx). */
 export const WEB_APP_PAGES = ['/', '/signin', '/signup', '/forgot-password', '/reset-password', '/confirm-email', '/keys', '/usage', '/requests', '/models', '/billing/plans', '/settings', '/admin', '/admin/accounts', '/admin/codes', '/admin/catalog', '/admin/audit'] as const;
-/** Pages with a parameter (the console's account page). */
-const WEB_APP_PAGE_PATTERNS = ['/admin/accounts/:id'] as const;
+/** Pages with a parameter (the console's account page, an invitation's link). */
+const WEB_APP_PAGE_PATTERNS = ['/admin/accounts/:id', '/invite/:token'] as const;
 
 // src/http/routes and dist/http/routes are both three levels below the project root.
 const BUILT_APP_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

@@ -18,6 +18,7 @@ import * as m0015 from './0015_organisations.js';
 import * as m0016 from './0016_webhooks.js';
 import * as m0017 from './0017_oidc_identities.js';
 import * as m0018 from './0018_alerts.js';
+import * as m0019 from './0019_org_invitations.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_webhooks': m0016,
   '0017_oidc_identities': m0017,
   '0018_alerts': m0018,
+  '0019_org_invitations': m0019,
 };
 
 /** In the order they apply. */

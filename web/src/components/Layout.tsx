@@ -4,7 +4,9 @@
 // and the focus moves to its heading, so screen readers announce it and Tab starts from the page.
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
+import { useOptionalOrgs } from '../orgs';
 import { useSession } from '../session';
+import { AccountSwitcher } from './AccountSwitcher';
 import { Logo } from './Logo';
 
 export interface NavPage {
@@ -25,6 +27,9 @@ const PAGES: readonly NavPage[] = [
 /** The customer's pages by default; the console passes its own. */
 export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage[]; home?: string }) {
   const { account, signOut } = useSession();
+  // The customer's dashboard acts for an account or an organisation; the console for neither.
+  const orgs = useOptionalOrgs();
+  const shownPages = orgs?.current ? withOrgPage(pages) : pages;
   const { pathname, hash } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
   const menuButtonRef = useRef<HTMLButtonElement>(null);
@@ -51,6 +56,8 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
     (heading ?? mainRef.current)?.focus({ preventScroll: true });
   }, [pathname, hash]);
 
+  useEffect(() => setMenuOpen(false), [orgs?.version]);
+
   return (
     <div className="shell">
       <a
@@ -64,7 +71,8 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
         Skip to content
       </a>
       <header className="topbar">
-        <div className="topbar-inner">
+        {/* An organisation adds a page to the bar, which then sits closer on a small laptop. */}
+        <div className={orgs?.current ? 'topbar-inner has-org' : 'topbar-inner'}>
           <Link to={home} className="brand">
             <Logo />
             <span>lmgate</span>
@@ -91,7 +99,12 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
             }}
           >
             <ul>
-              {pages.map((page) => (
+              {orgs ? (
+                <li className="nav-switcher">
+                  <AccountSwitcher className="in-menu" />
+                </li>
+              ) : null}
+              {shownPages.map((page) => (
                 <li key={page.to}>
                   {/* Choosing the page already shown closes the menu too. */}
                   <NavLink to={page.to} end={page.to === home} onClick={() => setMenuOpen(false)}>
@@ -107,14 +120,18 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
             </ul>
           </nav>
           <div className="account-menu">
+            {orgs ? <AccountSwitcher className="in-bar" /> : null}
             {other ? (
               <Link to={other.to} className="button ghost small account-other">
                 {other.label}
               </Link>
             ) : null}
-            <span className="account-email" title={account?.email}>
-              {account?.email}
-            </span>
+            {/* In the dashboard the switcher names who is signed in. */}
+            {orgs ? null : (
+              <span className="account-email" title={account?.email}>
+                {account?.email}
+              </span>
+            )}
             <button
               type="button"
               className="button ghost small"
@@ -131,8 +148,16 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
         </div>
       </header>
       <main id="main" ref={mainRef} tabIndex={-1} className="main">
-        <Outlet />
+        {/* Drawn afresh for the account a switch chose. */}
+        <Outlet key={orgs?.version ?? 0} />
       </main>
     </div>
   );
+}
+
+/** The organisation's page, before Settings, while the dashboard acts for one. */
+function withOrgPage(pages: readonly NavPage[]): readonly NavPage[] {
+  const at = pages.findIndex((page) => page.to === '/settings');
+  const org = { to: '/org', label: 'Organisation' };
+  return at === -1 ? [...pages, org] : [...pages.slice(0, at), org, ...pages.slice(at)];
 }

@@ -1,10 +1,11 @@
 // The request log: every API request of the retention period, newest first, refused ones
 // with their status and reason, so a failure is never invisible. Filters live in the
-// address (?key&model&outcome); more pages load below.
+// address (?key&model&outcome, and ?member in an organisation); more pages load below.
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api } from '../api';
 import { LoadState } from '../components/LoadState';
+import { MemberFilter } from '../components/MemberFilter';
 import { PageHeader } from '../components/PageHeader';
 import { TokenDetails } from '../components/TokenDetails';
 import { creditsColumn, formatDateTime, formatNumber, formatRefusalReason } from '../format';
@@ -17,7 +18,7 @@ const PAGE_SIZE = 50;
 export function RequestLogPage() {
   usePageTitle('Request log');
   const [params, setParams] = useSearchParams();
-  const filters = { key: params.get('key') ?? '', model: params.get('model') ?? '', outcome: params.get('outcome') ?? '' };
+  const filters = { key: params.get('key') ?? '', model: params.get('model') ?? '', outcome: params.get('outcome') ?? '', member: params.get('member') ?? '' };
   const query = new URLSearchParams({ limit: String(PAGE_SIZE), ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== '')) }).toString();
   const first = useApiData<RequestLog>(`/requests?${query}`);
   const keys = useApiData<KeyList>('/keys');
@@ -77,6 +78,7 @@ export function RequestLogPage() {
               <option value="failed">Failed</option>
             </select>
           </div>
+          <MemberFilter id="log-member" value={filters.member} onChange={(memberId) => filter('member', memberId)} />
         </div>
       </form>
       {data === undefined ? (

@@ -1,7 +1,9 @@
 // Usage over a range of days: totals, charts, the split by model or key, recent requests
 // and a CSV export. The range lives in the address (?from&to) so it can be shared.
+import type { ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LoadState } from '../components/LoadState';
+import { MemberFilter } from '../components/MemberFilter';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { UsageBreakdown, UsageCharts } from '../components/UsageCharts';
@@ -24,10 +26,12 @@ export function UsagePage() {
   const to = params.get('to');
   const range: DayRange = { from: isDay(from) ? from : fallback.from, to: isDay(to) ? to : fallback.to };
   const problem = rangeProblem(range);
-  const query = `from=${range.from}&to=${range.to}`;
+  // In an organisation, one member's usage (the server shows a `member` only their own).
+  const member = params.get('member') ?? '';
+  const query = `from=${range.from}&to=${range.to}${member === '' ? '' : `&member=${encodeURIComponent(member)}`}`;
 
-  function choose(next: DayRange) {
-    setParams({ from: next.from, to: next.to }, { replace: true });
+  function choose(next: DayRange, nextMember = member) {
+    setParams({ from: next.from, to: next.to, ...(nextMember === '' ? {} : { member: nextMember }) }, { replace: true });
   }
 
   return (
@@ -43,13 +47,15 @@ export function UsagePage() {
           ) : undefined
         }
       />
-      <RangePicker range={range} onChange={choose} />
+      <RangePicker range={range} onChange={choose}>
+        <MemberFilter id="usage-member" value={member} onChange={(memberId) => choose(range, memberId)} />
+      </RangePicker>
       {problem === null ? <UsageReport query={query} /> : <Notice tone="error">{problem}</Notice>}
     </>
   );
 }
 
-function RangePicker({ range, onChange }: { range: DayRange; onChange(range: DayRange): void }) {
+function RangePicker({ range, onChange, children }: { range: DayRange; onChange(range: DayRange): void; children?: ReactNode }) {
   const today = todayUtc();
   return (
     <form className="card range" aria-label="Date range" onSubmit={(event) => event.preventDefault()}>
@@ -62,6 +68,7 @@ function RangePicker({ range, onChange }: { range: DayRange; onChange(range: Day
           <label htmlFor="usage-to">To</label>
           <input id="usage-to" type="date" value={range.to} max={today} onChange={(e) => onChange({ ...range, to: e.target.value })} />
         </div>
+        {children}
       </div>
       <div className="range-presets" role="group" aria-label="Presets">
         <span className="range-presets-label" aria-hidden="true">
