@@ -6,7 +6,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/start-app.js';
-import { expectUnifiedError, sessionClient, type DashboardClient } from './dashboard-client.js';
+import { Sessions } from '../../src/web-session/sessions.js';
+import { DashboardClient, expectUnifiedError, sessionClient } from './dashboard-client.js';
 
 const OVERRIDES = {
   default_tier: 'metered',
@@ -141,6 +142,22 @@ describe('organisations in the dashboard', () => {
     const ask = (secret: string) => t.client(secret).chat.completions.create({ model: 'priced-echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
     await expect(ask(keptKey.secret)).resolves.toMatchObject({ object: 'chat.completion' });
     await expect(ask(revokedKey.secret)).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+
+  it('an organisation that requires single sign-on is acted for only from a session signed in with OpenID Connect', async () => {
+    const { orgId, owner } = await team([]);
+    await t.app.commands.orgs.requireSso(orgId, true);
+    // The owner's password session falls back to their own account, and cannot switch back.
+    expect((await owner.get('/orgs')).body.current).toBeNull();
+    expectUnifiedError(await owner.post('/orgs/switch', { orgId }), 403, 'This organisation requires single sign-on: sign in with SSO to act for it.');
+    const { token, session } = await new Sessions(t.store).start(owner.account.id, 'oidc');
+    const viaSso = new DashboardClient(t);
+    viaSso.cookie = `lmgate_session=${token}`;
+    viaSso.csrfToken = session.csrfToken;
+    expect((await viaSso.post('/orgs/switch', { orgId })).status).toBe(204);
+    expect((await viaSso.get('/orgs/current')).body.org).toMatchObject({ id: orgId, role: 'owner' });
+    await t.app.commands.orgs.requireSso(orgId, false);
+    expect((await owner.post('/orgs/switch', { orgId })).status).toBe(204);
   });
 
   it('an organisation’s key reports the organisation’s balance and plan at /api/billing/subscription', async () => {
