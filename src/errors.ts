@@ -74,15 +74,15 @@ export class ForbiddenError extends LmgateError {
   }
 }
 
+/** The limit on spending a 402 names (billing/spend-limit.ts): a key's, a member's budget, an organisation's. */
+export type SpendReason = 'key_credit_limit' | 'member_budget' | 'org_budget';
+
 /**
  * Available balance (balance − open reservations) cannot cover the worst case: `neededMicros`
  * (undefined when refused before counting, nothing being available). With `reason`
  * key_credit_limit it was the key's credit limit (its spending and holds), not the account's
  * balance, and `availableMicros` is what is left of the limit.
  */
-/** The limit on spending a 402 names (billing/spend-limit.ts): a key's, a member's budget, an organisation's. */
-export type SpendReason = 'key_credit_limit' | 'member_budget' | 'org_budget';
-
 export class InsufficientCreditsError extends LmgateError {
   readonly code = 'insufficient_credits';
   /** When only the output ceiling was too large: the most output tokens that would fit. */
@@ -305,7 +305,6 @@ export type RefusalCode =
   | 'reset_link_invalid'
   | 'org_role_required'
   | 'org_last_owner'
-  | 'org_owner_required'
   | 'org_requires_sso';
 
 export class Refusal extends LmgateError {

@@ -352,3 +352,16 @@ export interface OrgDetail {
 export interface MemberRemoved {
   revoked_key_ids: string[];
 }
+
+/** An account's (an organisation's) alerts: a balance threshold, and the shares of each budget that alert. */
+export interface AdminAlertSettings {
+  account_id: string;
+  /** null: no balance alert. */
+  balance_below_micros: number | null;
+  /** False once the crossing was alerted, until a top-up lifts the balance back over. */
+  balance_alert_armed: boolean;
+  /** Percentages of each monthly budget, ascending. */
+  budget_thresholds: number[];
+  /** True while the account keeps the defaults (50, 80, 100). */
+  default_thresholds: boolean;
+}

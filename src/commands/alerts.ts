@@ -14,7 +14,7 @@ export class AlertCommands extends CommandSet {
     return this.commit(async (tx) => {
       const before = await tx.findAlertSettings(accountId);
       const after = await tx.setAlertSettings(accountId, { ...update, ...(thresholds === undefined ? {} : { budgetThresholds: thresholds }) });
-      await audit(tx, actor, { action: 'org.set_alerts', target: { kind: 'account', id: accountId }, before: auditState(before), after: auditState(after) });
+      await audit(tx, actor, { action: 'account.set_alerts', target: { kind: 'account', id: accountId }, before: auditState(before), after: auditState(after) });
       return after;
     });
   }

@@ -86,6 +86,7 @@ export class InvitationCommands extends CommandSet {
   async acceptBySignUp(token: string, signUp: Omit<NewSignUp, 'email'>): Promise<{ invitation: Invitation; account: Account }> {
     return this.commit(async (tx) => {
       const invitation = await openByToken(tx, token);
+      assertOpen(invitation, new Date().toISOString());
       const account = await tx.signUp({ ...signUp, email: invitation.email });
       await this.answer(tx, invitation, 'accepted');
       await join(tx, invitation, account);

@@ -11,6 +11,7 @@ import { assertCsrfToken, assertSameOrigin, isStateChanging } from '../web-sessi
 import type { TypeBoxTypeProvider } from '../http/typebox.js';
 import { compileInputSchema } from '../validation/input-validator.js';
 import { hasOperatorSessionLapsed } from '../web-session/operator-session.js';
+import { alertRoutes } from './routes/alerts.js';
 import { billingRoutes } from './routes/billing.js';
 import { keyRoutes } from './routes/keys.js';
 import { orgRoutes } from './routes/orgs.js';
@@ -90,6 +91,7 @@ export function dashboardRoutes(services: AppServices): FastifyPluginAsync {
     billingRoutes(routes, context);
     paymentRoutes(routes, context);
     webhookRoutes(routes, context);
+    alertRoutes(routes, context);
     // Ahead of the web app's page catch-all: a GET that misses here is the dashboard's 404.
     dashboard.get('/*', { config: { catchAll: true, public: true } }, async (request) => {
       throw missError(request);

@@ -111,7 +111,6 @@ export const API_ERRORS: ErrorTable = {
   org_name_taken: () => row(409, 'An organisation with this name already exists.'),
   org_role_required: () => row(403, 'Your role in this organisation does not allow this.'),
   org_last_owner: () => row(409, 'An organisation keeps at least one owner: make someone else owner first.'),
-  org_owner_required: () => row(403, 'Only an owner can give or take the owner role.'),
   org_requires_sso: () => row(403, 'This organisation requires single sign-on: sign in with SSO to act for it.'),
   invitation_not_found: () => row(404, 'This invitation does not exist.'),
   invitation_expired: () => row(410, 'This invitation has expired. Ask the organisation for a new one.'),

@@ -45,7 +45,7 @@ export type AuditAction =
   | 'org.set_member'
   | 'org.remove_member'
   | 'org.set_budget'
-  | 'org.set_alerts'
+  | 'account.set_alerts'
   | 'org.require_sso';
 
 /** A JSON object as the audit log keeps it (before and after a change). */

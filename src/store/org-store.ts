@@ -1,6 +1,7 @@
 // Organisations as the Store port holds them (store.ts extends this port). An organisation
 // is an account of kind 'org' (its wallet, plan and Stripe customer are the account's);
 // people belong to it with a role, and it may limit monthly spending, its own or a member's.
+import { ORGANISATION_ROLES, type OrganisationRole } from '../config/auth-schema.js';
 import type { Account } from './account-records.js';
 
 /**
@@ -8,8 +9,8 @@ import type { Account } from './account-records.js';
  * members, keys, budgets; `billing`: payments, plans, invoices; `member`: their own keys
  * and usage.
  */
-export type OrgRole = 'owner' | 'admin' | 'billing' | 'member';
-export const ORG_ROLES: readonly OrgRole[] = ['owner', 'admin', 'billing', 'member'];
+export type OrgRole = OrganisationRole;
+export const ORG_ROLES: readonly OrgRole[] = ORGANISATION_ROLES;
 
 export interface OrgMember {
   accountId: string;

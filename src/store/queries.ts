@@ -37,6 +37,9 @@ export type OrgQueries = Pick<Store, 'findOrg' | 'listOrgs' | 'listMembers' | 'f
 /** Invitations to an organisation: by the link's token hash, by id, and the open ones. */
 export type InvitationQueries = Pick<Store, 'findInvitationByTokenHash' | 'findInvitation' | 'listPendingInvitations'>;
 
+/** An account's alert thresholds, as the surfaces show them. */
+export type AlertQueries = Pick<Store, 'findAlertSettings'>;
+
 /** The operator's audit log and admin keys, read. */
 export type AuditQueries = Pick<Store, 'listAudit' | 'listAdminKeys'>;
 
@@ -56,6 +59,7 @@ export type StoreQueries = AccountQueries &
   WebhookQueries &
   OrgQueries &
   InvitationQueries &
+  AlertQueries &
   Pick<ChangeFeedSource, 'latestChangeId'>;
 
 /** The admin API's caller check: an admin key (whose last use it stamps) or an operator's session. */

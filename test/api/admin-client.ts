@@ -91,4 +91,6 @@ export const ADMIN_ROUTES: AdminRoute[] = [
   { method: 'POST', path: '/orgs/:org/members', scope: 'accounts', body: { account: ':person', role: 'admin' }, status: 200 },
   { method: 'DELETE', path: '/orgs/:org/members/:member', scope: 'accounts', status: 200 },
   { method: 'PUT', path: '/orgs/:org/budgets', scope: 'accounts', body: { member: null, monthly_micros: 1_000_000 }, status: 200 },
+  { method: 'GET', path: '/accounts/:account/alerts', scope: 'read', status: 200 },
+  { method: 'PUT', path: '/accounts/:account/alerts', scope: 'accounts', body: { balance_below_micros: 1_000_000, budget_thresholds: [50, 90] }, status: 200 },
 ];

@@ -2,9 +2,10 @@
 // switcher, adds someone who already has an account, and that member switches to it, makes
 // a key and spends from the organisation's balance with the openai client. The owner then
 // sets the member's monthly budget below what they spent, the member's next request gets
-// 402 member_budget, and the owner reads the member's usage and requests with the member
-// filter. The Organisation page must fit a laptop, a desktop and a phone, and is saved as
-// org-<desktop|laptop|phone>.png in test/browser/screenshots/.
+// 402 member_budget, the owner reads the member's usage and requests with the member
+// filter, and removes them with their keys. The Organisation page must fit a desktop, a
+// small laptop and a phone, and is saved as org-<desktop|laptop|phone>.png in
+// test/browser/screenshots/.
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +65,7 @@ async function openOrgPage(page: Page): Promise<void> {
 }
 
 describe('organisations in the dashboard', () => {
-  it('an owner makes an organisation and adds a member, who spends from it until the budget the owner sets; the owner reads their usage', async () => {
+  it('an owner makes an organisation and adds a member, who spends from it until the budget the owner sets; the owner reads their usage and removes them with their keys', async () => {
     const ownerEmail = uniqueEmail('owner');
     const memberEmail = uniqueEmail('member');
     const member = await t.app.commands.accounts.signUp({ email: memberEmail, name: 'Mo Member', tier: 'metered', passwordHash: await hashPassword(PASSWORD), creditsMicros: 0 });
@@ -73,7 +74,7 @@ describe('organisations in the dashboard', () => {
     const owner = await openPage(browser, t.origin);
     await signUp(owner.page, ownerEmail);
     const bar = owner.page.locator('.account-menu');
-    await bar.getByRole('button', { name: 'Account: Personal account' }).click();
+    await bar.getByRole('button', { name: 'Account: Personal' }).click();
     await bar.getByRole('button', { name: 'New organisation' }).click();
     const naming = owner.page.getByRole('dialog', { name: 'New organisation' });
     await naming.getByLabel('Organisation name').fill('Acme Research');
@@ -132,7 +133,9 @@ describe('organisations in the dashboard', () => {
     await budget.getByRole('button', { name: 'Save budget' }).click();
     await budget.waitFor({ state: 'hidden' });
     const budgetRow = owner.page.getByTestId('org-budgets').getByRole('row', { name: /Mo Member/ });
-    expect(await budgetRow.innerText()).toMatch(/0\.05/);
+    expect(await budgetRow.innerText()).toMatch(/0\.05[\s\S]*100 %/);
+    await owner.page.evaluate('window.scrollTo(0, 0)');
+    await owner.screenshot('org-budget-spent');
     await t.syncChanges();
     const refusal = await ask(client).then(
       () => undefined,
@@ -172,6 +175,17 @@ describe('organisations in the dashboard', () => {
     expect(await other.page.getByLabel('Member').count()).toBe(0);
     expect(await other.page.getByTestId('recent-requests').locator('tbody tr').count()).toBe(3);
 
+    // Removed with their keys: the member's key stops at once.
+    await openOrgPage(owner.page);
+    await owner.page.getByRole('button', { name: `Remove ${memberEmail}` }).click();
+    const removing = owner.page.getByRole('dialog', { name: 'Remove this member?' });
+    expect(await removing.getByLabel('Also revoke the API keys they made for it').isChecked()).toBe(true);
+    await removing.getByRole('button', { name: 'Remove and revoke keys' }).click();
+    await removing.waitFor({ state: 'hidden' });
+    await memberRow.waitFor({ state: 'detached' });
+    await t.syncChanges();
+    expect(await ask(client).catch((err: unknown) => err)).toMatchObject({ status: 401 });
+
     // Back to the personal account: the Organisation page leaves the bar.
     await switchTo(owner.page, 'Personal account');
     await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organisation' }).waitFor({ state: 'detached' });
@@ -194,10 +208,11 @@ describe('organisations in the dashboard', () => {
       const guarded = await openPage(browser, t.origin, viewport);
       const { page } = guarded;
       await signIn(page, email);
+      expect(await page.evaluate(LAYOUT_PROBLEMS), `${size}, personal account`).toEqual([]);
       if (size === 'phone') {
         await page.getByRole('button', { name: 'Menu' }).click();
         const menu = page.getByRole('navigation', { name: 'Main' });
-        await menu.getByRole('button', { name: 'Account: Personal account' }).click();
+        await menu.getByRole('button', { name: 'Account: Personal' }).click();
         await menu.getByRole('list', { name: 'Accounts' }).getByRole('button', { name: /Northwind/ }).click();
         await page.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
         await page.getByRole('button', { name: 'Menu' }).click();
@@ -212,7 +227,6 @@ describe('organisations in the dashboard', () => {
       expect(await page.getByTestId('org-members').locator('tbody tr').count()).toBe(4);
       expect(await page.getByTestId('org-budgets').getByRole('row', { name: /Whole organisation/ }).innerText()).toMatch(/100\.00/);
       await guarded.screenshot(`org-${size}`);
-      console.log(size, await page.evaluate(`JSON.stringify({m: document.querySelector('.account-menu').getBoundingClientRect(), l: [...document.querySelectorAll('.nav a')].map((a) => [a.getBoundingClientRect().left, a.getBoundingClientRect().right]), s: document.querySelector('.switcher.in-bar').getBoundingClientRect(), b: document.querySelector('.switcher.in-bar button').getBoundingClientRect()})`));
       expect(await page.evaluate(LAYOUT_PROBLEMS), size).toEqual([]);
       if (size === 'desktop') {
         await page.locator('.account-menu').getByRole('button', { name: /^Account:/ }).click();
@@ -220,6 +234,28 @@ describe('organisations in the dashboard', () => {
         expect(await page.evaluate(LAYOUT_PROBLEMS), 'switcher open').toEqual([]);
       }
       guarded.assertClean();
+    }
+  });
+
+  it('an operator’s top bar keeps the switcher and the way to the console apart, in an organisation too', async () => {
+    const email = uniqueEmail('operator');
+    const person = await t.app.commands.accounts.signUp({ email, name: null, tier: 'metered', passwordHash: await hashPassword(PASSWORD), creditsMicros: 0 });
+    await t.app.commands.accounts.setRole(person.id, 'operator', { kind: 'cli', id: 'test' });
+    await t.app.commands.orgs.create('Contoso Pharmaceuticals Worldwide', person, 'metered');
+
+    for (const [size, viewport] of [['desktop', DESKTOP], ['laptop', LAPTOP]] as const) {
+      const { page, assertClean } = await openPage(browser, t.origin, viewport);
+      await signIn(page, email);
+      expect(await page.evaluate(LAYOUT_PROBLEMS), `${size}, personal account`).toEqual([]);
+      await switchTo(page, /Contoso/);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organisation' }).waitFor();
+      expect(await page.evaluate(LAYOUT_PROBLEMS), `${size}, organisation`).toEqual([]);
+      // Where the bar has no room for it, the console is in the switcher's list.
+      if (size === 'laptop') await page.locator('.account-menu').getByRole('button', { name: /^Account:/ }).click();
+      await page.locator('.account-menu').getByRole('link', { name: 'Console' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/admin');
+      assertClean();
     }
   });
 });

@@ -41,7 +41,7 @@ describe('alerts in the CLI', () => {
     expect(await json('alerts', 'set', '--org', 'ada@example.test', '--balance-below', '1')).toMatchObject({ account: 'ada@example.test', balance_below_micros: 1_000_000 });
 
     const audit = await store.listAudit({ limit: 10 });
-    expect(audit.filter((entry) => entry.action === 'org.set_alerts')).toHaveLength(3);
+    expect(audit.filter((entry) => entry.action === 'account.set_alerts')).toHaveLength(3);
   });
 
   it('refuses what it cannot take, in one line each', async () => {

@@ -20,6 +20,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 import { ConfirmEmailPage } from './pages/ConfirmEmailPage';
 import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
+import { InvitePage } from './pages/InvitePage';
 import { ResetPasswordPage } from './pages/ResetPasswordPage';
 import { SignInPage } from './pages/SignInPage';
 import { SignUpPage } from './pages/SignUpPage';
@@ -37,6 +38,7 @@ export function App() {
       <Route path="/forgot-password" element={<ForgotPasswordPage />} />
       <Route path="/reset-password" element={<ResetPasswordPage />} />
       <Route path="/confirm-email" element={<ConfirmEmailPage />} />
+      <Route path="/invite/:token" element={<InvitePage />} />
       <Route
         path="/admin"
         element={

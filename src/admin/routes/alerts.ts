@@ -20,7 +20,7 @@ export type AdminAlertSettings = JsonOf<typeof AdminAlertSettings, Json.AdminAle
 const AlertsBody = Type.Object({
   balance_below_micros: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_MICROS, description: 'alert when the balance falls below this; null: no balance alert' }))),
   budget_thresholds: Type.Optional(
-    Nullable(Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), { minItems: 1, maxItems: MAX_BUDGET_THRESHOLDS, description: 'percentages of each monthly budget; null: the defaults (50, 80, 100)' })),
+    Type.Union([Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), { minItems: 1, maxItems: MAX_BUDGET_THRESHOLDS }), Type.Null()], { description: 'percentages of each monthly budget; null: the defaults (50, 80, 100)' }),
   ),
 });
 

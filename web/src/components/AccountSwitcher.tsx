@@ -3,16 +3,17 @@
 // list (closed by a choice, Escape or a click elsewhere); in the top bar on a wide screen,
 // at the top of the menu on a phone.
 import { useEffect, useId, useRef, useState } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { formatRole } from '../org-permissions';
 import { useOrgs } from '../orgs';
 import { useSession } from '../session';
 import { NewOrgDialog } from './NewOrgDialog';
 import { Notice } from './Notice';
 
-export const OWN_ACCOUNT = 'Personal account';
+const OWN_ACCOUNT = 'Personal account';
 
-export function AccountSwitcher({ className }: { className: string }) {
+/** `other`: an operator's way to the console, in the list where the bar has no room for it (960 to 1199 pixels). */
+export function AccountSwitcher({ className, other = null }: { className: string; other?: { to: string; label: string } | null }) {
   const { account } = useSession();
   const { orgs, current, switchTo } = useOrgs();
   const navigate = useNavigate();
@@ -68,42 +69,56 @@ export function AccountSwitcher({ className }: { className: string }) {
         onClick={() => setOpen((was) => !was)}
       >
         <span className="visually-hidden">Account: </span>
-        <span className="switcher-name">{current?.name ?? OWN_ACCOUNT}</span>
+        <span className="switcher-name">{current?.name ?? 'Personal'}</span>
         <span className="switcher-caret" aria-hidden="true" />
       </button>
+      {/* Drawn only while open: the bar and the menu each hold a switcher. */}
       <div id={panelId} className="switcher-panel" hidden={!open}>
-        <p className="switcher-person muted" title={account?.email}>
-          Signed in as <strong>{account?.email}</strong>
-        </p>
-        <p className="subheading">Act for</p>
-        <ul className="switcher-list" aria-label="Accounts">
-          <li>
-            <button type="button" className="switcher-choice" aria-current={current === null} onClick={() => void choose(null)}>
-              <span className="switcher-choice-name">{OWN_ACCOUNT}</span>
+        {open ? (
+          <>
+            <p className="switcher-person muted" title={account?.email}>
+              Signed in as <strong>{account?.email}</strong>
+            </p>
+            <p className="subheading">Act for</p>
+            <ul className="switcher-list" aria-label="Accounts">
+              <li>
+                <AccountChoice name={OWN_ACCOUNT} chosen={current === null} onChoose={() => void choose(null)} />
+              </li>
+              {(orgs?.orgs ?? []).map((org) => (
+                <li key={org.id}>
+                  <AccountChoice name={org.name} role={formatRole(org.role)} chosen={current?.id === org.id} onChoose={() => void choose(org.id)} />
+                </li>
+              ))}
+            </ul>
+            {error === undefined ? null : <Notice tone="error">{error}</Notice>}
+            <button
+              type="button"
+              className="button small"
+              onClick={() => {
+                setOpen(false);
+                setCreating(true);
+              }}
+            >
+              New organisation
             </button>
-          </li>
-          {(orgs?.orgs ?? []).map((org) => (
-            <li key={org.id}>
-              <button type="button" className="switcher-choice" aria-current={current?.id === org.id} onClick={() => void choose(org.id)}>
-                <span className="switcher-choice-name">{org.name}</span>
-                <span className="badge neutral">{formatRole(org.role)}</span>
-              </button>
-            </li>
-          ))}
-        </ul>
-        {error === undefined ? null : <Notice tone="error">{error}</Notice>}
-        <button
-          type="button"
-          className="button small"
-          onClick={() => {
-            setOpen(false);
-            setCreating(true);
-          }}
-        >
-          New organisation
-        </button>
+            {other === null ? null : (
+              <Link to={other.to} className="button small switcher-other">
+                {other.label}
+              </Link>
+            )}
+          </>
+        ) : null}
       </div>
       <NewOrgDialog open={creating} onClose={() => setCreating(false)} />
     </div>
+  );
+}
+
+function AccountChoice({ name, role, chosen, onChoose }: { name: string; role?: string; chosen: boolean; onChoose(): void }) {
+  return (
+    <button type="button" className="switcher-choice" aria-current={chosen} onClick={onChoose}>
+      <span className="switcher-choice-name">{name}</span>
+      {role === undefined ? null : <span className="badge neutral">{role}</span>}
+    </button>
   );
 }

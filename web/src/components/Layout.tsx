@@ -120,7 +120,7 @@ export function Layout({ pages = PAGES, home = '/' }: { pages?: readonly NavPage
             </ul>
           </nav>
           <div className="account-menu">
-            {orgs ? <AccountSwitcher className="in-bar" /> : null}
+            {orgs ? <AccountSwitcher className="in-bar" other={other} /> : null}
             {other ? (
               <Link to={other.to} className="button ghost small account-other">
                 {other.label}

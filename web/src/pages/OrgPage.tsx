@@ -1,6 +1,6 @@
-// The organisation the dashboard acts for: its members and their roles, and its monthly
-// budgets against what was spent this month. Who may change what follows the caller's role;
-// the server decides either way, and its refusal is shown.
+// The organisation the dashboard acts for: its members and their roles, the invitations
+// still open, and its monthly budgets against what was spent this month. Who may change
+// what follows the caller's role; the server decides either way, and its refusal is shown.
 import { Link } from 'react-router';
 import { LoadState } from '../components/LoadState';
 import { PageHeader } from '../components/PageHeader';
@@ -10,6 +10,7 @@ import { usePageTitle } from '../page-title';
 import type { OrgDetail } from '../types';
 import { useApiData } from '../use-api-data';
 import { BudgetList } from './org/BudgetList';
+import { Invitations } from './org/Invitations';
 import { LeaveOrg } from './org/LeaveOrg';
 import { MemberList } from './org/MemberList';
 
@@ -36,6 +37,7 @@ export function OrgPage() {
       ) : (
         <>
           <MemberList detail={data} onChange={(next) => detail.setData(() => next)} onRemoved={detail.reload} />
+          <Invitations />
           <BudgetList detail={data} onChange={(next) => detail.setData(() => next)} />
         </>
       )}

@@ -8,6 +8,7 @@ import { PageHeader } from '../components/PageHeader';
 import { PlanLimits } from '../components/PlanLimits';
 import { Tabs } from '../components/Tabs';
 import { formatCredits, formatPlanName } from '../format';
+import { useOrgs } from '../orgs';
 import { usePageTitle } from '../page-title';
 import { curlSnippet, javascriptSnippet, KEY_PLACEHOLDER, pythonSnippet } from '../snippets';
 import type { ModelList, Overview } from '../types';
@@ -20,11 +21,14 @@ export function OverviewPage() {
   usePageTitle('Overview');
   const overview = useApiData<Overview>('/overview');
   const models = useApiData<ModelList>('/models');
+  const { current } = useOrgs();
   const data = overview.data;
+  // An organisation's own address is a placeholder: it is named instead.
+  const description = data === undefined ? undefined : current === null ? `Signed in as ${data.account.email}` : `Working in ${current.name}`;
 
   return (
     <>
-      <PageHeader title="Overview" description={data === undefined ? undefined : `Signed in as ${data.account.email}`} />
+      <PageHeader title="Overview" description={description} />
       <LeakedKeysAlert />
       {data === undefined ? (
         <LoadState error={overview.error} onRetry={overview.reload} />
