@@ -18,6 +18,13 @@ const PERMISSIONS: Record<OrgRole, readonly OrgPermission[]> = {
   member: [],
 };
 
+export const ORG_PERMISSIONS: readonly OrgPermission[] = ['members', 'keys', 'budgets', 'webhooks', 'billing', 'usage', 'owners'];
+
+/** What the role may do, for the dashboard to show only the controls it may use. */
+export function permissionsOf(role: OrgRole): readonly OrgPermission[] {
+  return PERMISSIONS[role];
+}
+
 export function mayDo(role: OrgRole, permission: OrgPermission): boolean {
   return PERMISSIONS[role].includes(permission);
 }

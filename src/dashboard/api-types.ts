@@ -318,11 +318,14 @@ export interface AutoRechargeView {
 
 export type OrgRole = 'owner' | 'admin' | 'billing' | 'member';
 
-/** An organisation the signed-in person belongs to, and their role in it. */
+export type OrgPermission = 'members' | 'keys' | 'budgets' | 'webhooks' | 'billing' | 'usage' | 'owners';
+
+/** An organisation the signed-in person belongs to, their role in it, and what the role may do (auth/org-roles.ts). */
 export interface OrgRef {
   id: string;
   name: string;
   role: OrgRole;
+  permissions: OrgPermission[];
 }
 
 /** GET /orgs: the one the session acts for (null: the person's own account), and all of the person's. */

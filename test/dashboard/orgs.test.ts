@@ -44,7 +44,12 @@ describe('organisations in the dashboard', () => {
 
   it('a customer makes an organisation, acts for it, and switches back to their own account', async () => {
     const { orgId, owner, people } = await team(['member']);
-    expect((await owner.get('/orgs')).body).toEqual({ current: { id: orgId, name: expect.stringMatching(/^Team /), role: 'owner' }, orgs: [{ id: orgId, name: expect.any(String), role: 'owner' }] });
+    const everything = ['members', 'keys', 'budgets', 'webhooks', 'billing', 'usage', 'owners'];
+    expect((await owner.get('/orgs')).body).toEqual({
+      current: { id: orgId, name: expect.stringMatching(/^Team /), role: 'owner', permissions: everything },
+      orgs: [{ id: orgId, name: expect.any(String), role: 'owner', permissions: everything }],
+    });
+    expect((await people[0]!.get('/orgs')).body.current).toMatchObject({ role: 'member', permissions: [] });
     const detail = (await owner.get('/orgs/current')).body;
     expect(detail.members.map((m: { role: string }) => m.role)).toEqual(['owner', 'member']);
     // The wallet is the organisation's: a grant to it shows in its overview, not in the owner's own.

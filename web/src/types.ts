@@ -19,6 +19,7 @@ export type {
   OrgBudget,
   OrgDetail,
   OrgMember,
+  OrgPermission,
   OrgRef,
   OrgRole,
   Orgs,

@@ -3,8 +3,8 @@
 // the one acted for: its members (added, given roles, removed with or without their keys)
 // and its monthly budgets, each shown with what it spent this month. Every change checks
 // the caller's role (auth/org-roles.ts).
-import { Type } from '@sinclair/typebox';
-import { assertMay, mayDo } from '../../auth/org-roles.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { assertMay, mayDo, ORG_PERMISSIONS, permissionsOf } from '../../auth/org-roles.js';
 import { budgetSpendLimit } from '../../billing/spend-limit.js';
 import { NotFoundInStoreError, Refusal } from '../../errors.js';
 import { Nullable, type JsonOf, type TypeBoxFastify } from '../../http/typebox.js';
@@ -15,7 +15,8 @@ import type * as Json from '../api-types.js';
 import { requirePermission, signedIn, type DashboardServices, type SignedIn } from '../context.js';
 
 const Role = Type.Union(ORG_ROLES.map((role) => Type.Literal(role)));
-const OrgRef = Type.Object({ id: Type.String(), name: Type.String(), role: Role });
+const Permission = Type.Union(ORG_PERMISSIONS.map((permission) => Type.Literal(permission)));
+const OrgRef = Type.Object({ id: Type.String(), name: Type.String(), role: Role, permissions: Type.Array(Permission) });
 const Orgs = Type.Object({ current: Type.Union([OrgRef, Type.Null()]), orgs: Type.Array(OrgRef) });
 export type Orgs = JsonOf<typeof Orgs, Json.Orgs>;
 const Member = Type.Object({ accountId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: Role, joinedAt: Type.String() });
@@ -45,7 +46,7 @@ export function orgRoutes(dashboard: TypeBoxFastify, services: DashboardServices
     const seesAll = mayDo(caller.role, 'budgets') || mayDo(caller.role, 'usage');
     const shown = budgets.filter((budget) => seesAll || budget.memberId === null || budget.memberId === caller.person.id);
     return {
-      org: { id: org.id, name: org.name ?? '', role: caller.role },
+      org: orgRef(org, caller.role),
       members: members.map(({ accountId, email, name, role, joinedAt }) => ({ accountId, email, name, role, joinedAt })),
       budgets: await Promise.all(shown.map(async (budget) => ({ ...budget, spentMicros: await admission.spent(budgetSpendLimit(org.id, budget)) }))),
     };
@@ -58,7 +59,7 @@ export function orgRoutes(dashboard: TypeBoxFastify, services: DashboardServices
   dashboard.get('/orgs', { schema: { response: { 200: Orgs } } }, async (request) => {
     const caller = signedIn(request);
     const memberships = await store.listMemberships(caller.person.id);
-    const orgs = memberships.map(({ org, role }) => ({ id: org.id, name: org.name ?? '', role }));
+    const orgs = memberships.map(({ org, role }) => orgRef(org, role));
     return { current: caller.account.kind === 'org' ? (orgs.find((org) => org.id === caller.account.id) ?? null) : null, orgs };
   });
 
@@ -128,4 +129,8 @@ export function orgRoutes(dashboard: TypeBoxFastify, services: DashboardServices
     await commands.orgs.setBudget(org.id, memberId, monthlyMicros);
     return detail(caller);
   });
+}
+
+function orgRef(org: Account, role: OrgRole): Static<typeof OrgRef> {
+  return { id: org.id, name: org.name ?? '', role, permissions: [...permissionsOf(role)] };
 }

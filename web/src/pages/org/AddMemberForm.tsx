@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api';
 import { Notice } from '../../components/Notice';
 import { TextField } from '../../components/TextField';
-import { formatRole, ORG_ROLES } from '../../org-permissions';
+import { RoleOptions } from './RoleOptions';
 import type { OrgDetail, OrgRole } from '../../types';
 
 export function AddMemberForm({ mayGiveOwner, onAdded }: { mayGiveOwner: boolean; onAdded(detail: OrgDetail): void }) {
@@ -37,11 +37,7 @@ export function AddMemberForm({ mayGiveOwner, onAdded }: { mayGiveOwner: boolean
         <div className="field">
           <label htmlFor="member-add-role">Role</label>
           <select id="member-add-role" value={role} onChange={(event) => setRole(event.target.value as OrgRole)}>
-            {ORG_ROLES.filter((option) => option !== 'owner' || mayGiveOwner).map((option) => (
-              <option key={option} value={option}>
-                {formatRole(option)}
-              </option>
-            ))}
+            <RoleOptions mayGiveOwner={mayGiveOwner} />
           </select>
         </div>
         <button type="submit" className="button primary" disabled={busy || email.trim() === ''}>

@@ -3,18 +3,17 @@
 // 402. Owners and admins set them; a member sees the organisation's and their own.
 import { useState } from 'react';
 import { creditsColumn } from '../../format';
-import { mayEditBudgets, maySeeEveryonesUsage } from '../../org-permissions';
+import { may } from '../../org-permissions';
 import { useSession } from '../../session';
 import type { OrgBudget, OrgDetail } from '../../types';
 import { BudgetDialog, type BudgetTarget } from './BudgetDialog';
 
 export function BudgetList({ detail, onChange }: { detail: OrgDetail; onChange(detail: OrgDetail): void }) {
   const { account } = useSession();
-  const role = detail.org.role;
-  const edits = mayEditBudgets(role);
+  const edits = may(detail.org, 'budgets');
   const [editing, setEditing] = useState<BudgetTarget | null>(null);
   const budgetOf = (memberId: string | null): OrgBudget | undefined => detail.budgets.find((budget) => budget.memberId === memberId);
-  const members = detail.members.filter((member) => maySeeEveryonesUsage(role) || member.accountId === account?.id);
+  const members = detail.members.filter((member) => may(detail.org, 'usage') || member.accountId === account?.id);
   const targets: BudgetTarget[] = [
     { memberId: null, label: 'Whole organisation', budget: budgetOf(null) },
     ...members.map((member) => ({ memberId: member.accountId, label: member.name ?? member.email, budget: budgetOf(member.accountId) })),

@@ -8,14 +8,15 @@ import { CopyButton } from '../../components/CopyButton';
 import { Notice } from '../../components/Notice';
 import { TextField } from '../../components/TextField';
 import { formatDate } from '../../format';
-import { formatRole, mayManageMembers, mayManageOwners, ORG_ROLES } from '../../org-permissions';
+import { formatRole, may } from '../../org-permissions';
+import { RoleOptions } from './RoleOptions';
 import { useOrgs } from '../../orgs';
 import type { Invitation, InvitationList, InvitationSent, OrgRole } from '../../types';
 import { useApiData } from '../../use-api-data';
 
 export function Invitations() {
   const { current } = useOrgs();
-  const manages = current !== null && mayManageMembers(current.role);
+  const manages = current !== null && may(current, 'members');
   const list = useApiData<InvitationList>(manages ? '/orgs/current/invitations' : null);
   const [error, setError] = useState<string | undefined>(undefined);
 
@@ -40,7 +41,7 @@ export function Invitations() {
         </h2>
         <p className="muted">Invite someone by email: they join with the role you choose once they accept, signing up first if they have no account.</p>
       </div>
-      <InviteForm mayGiveOwner={mayManageOwners(current.role)} onSent={(sent) => list.setData((data) => ({ invitations: [sent.invitation, ...(data?.invitations ?? []).filter((one) => one.email !== sent.invitation.email)] }))} />
+      <InviteForm mayGiveOwner={may(current, 'owners')} onSent={(sent) => list.setData((data) => ({ invitations: [sent.invitation, ...(data?.invitations ?? []).filter((one) => one.email !== sent.invitation.email)] }))} />
       {error === undefined ? null : (
         <div className="padded">
           <Notice tone="error">{error}</Notice>
@@ -121,11 +122,7 @@ function InviteForm({ mayGiveOwner, onSent }: { mayGiveOwner: boolean; onSent(se
         <div className="field">
           <label htmlFor="invite-role">Role</label>
           <select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as OrgRole)}>
-            {ORG_ROLES.filter((option) => option !== 'owner' || mayGiveOwner).map((option) => (
-              <option key={option} value={option}>
-                {formatRole(option)}
-              </option>
-            ))}
+            <RoleOptions mayGiveOwner={mayGiveOwner} />
           </select>
         </div>
         <button type="submit" className="button primary" disabled={busy || email.trim() === ''}>

@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { api } from '../../api';
 import { Notice } from '../../components/Notice';
 import { formatDate } from '../../format';
-import { formatRole, mayManageMembers, mayManageOwners, ORG_ROLES } from '../../org-permissions';
+import { formatRole, may } from '../../org-permissions';
+import { RoleOptions } from './RoleOptions';
 import { useSession } from '../../session';
 import type { OrgDetail, OrgMember, OrgRole } from '../../types';
 import { AddMemberForm } from './AddMemberForm';
@@ -12,8 +13,8 @@ import { RemoveMemberDialog } from './RemoveMemberDialog';
 
 export function MemberList({ detail, onChange, onRemoved }: { detail: OrgDetail; onChange(detail: OrgDetail): void; onRemoved(): void }) {
   const { account } = useSession();
-  const role = detail.org.role;
-  const manages = mayManageMembers(role);
+  const manages = may(detail.org, 'members');
+  const givesOwner = may(detail.org, 'owners');
   const [error, setError] = useState<string | undefined>(undefined);
   const [removing, setRemoving] = useState<OrgMember | null>(null);
 
@@ -27,7 +28,7 @@ export function MemberList({ detail, onChange, onRemoved }: { detail: OrgDetail;
   }
 
   /** Whether the caller may change this member: not themselves, and an owner only by an owner. */
-  const mayChange = (member: OrgMember) => manages && member.accountId !== account?.id && (member.role !== 'owner' || mayManageOwners(role));
+  const mayChange = (member: OrgMember) => manages && member.accountId !== account?.id && (member.role !== 'owner' || givesOwner);
 
   return (
     <section className="card flush" aria-labelledby="members-title">
@@ -72,11 +73,7 @@ export function MemberList({ detail, onChange, onRemoved }: { detail: OrgDetail;
                     value={member.role}
                     onChange={(event) => void changeRole(member, event.target.value as OrgRole)}
                   >
-                    {ORG_ROLES.filter((option) => option !== 'owner' || mayManageOwners(role)).map((option) => (
-                      <option key={option} value={option}>
-                        {formatRole(option)}
-                      </option>
-                    ))}
+                    <RoleOptions mayGiveOwner={givesOwner} />
                   </select>
                 ) : (
                   <span className="badge neutral">{formatRole(member.role)}</span>
@@ -102,7 +99,7 @@ export function MemberList({ detail, onChange, onRemoved }: { detail: OrgDetail;
           onRemoved();
         }}
       />
-      {manages ? <AddMemberForm mayGiveOwner={mayManageOwners(role)} onAdded={onChange} /> : null}
+      {manages ? <AddMemberForm mayGiveOwner={givesOwner} onAdded={onChange} /> : null}
     </section>
   );
 }
