@@ -32,12 +32,13 @@ export class StripeCheckout {
   }
 
   /** A Checkout Session in payment mode; the card is saved for auto-recharge. Returns its URL. */
-  async startTopUp(account: Account, amountMinor: number, urls: ReturnUrls): Promise<string> {
+  async startTopUp(payer: Payer, amountMinor: number, urls: ReturnUrls): Promise<string> {
+    const { account } = payer;
     const { minMinor, maxMinor } = this.topUpBounds;
     if (!Number.isSafeInteger(amountMinor) || amountMinor < minMinor || amountMinor > maxMinor) {
       throw new ValidationError({ amountMinor: [`must be a whole number of minor units from ${minMinor} to ${maxMinor}`] });
     }
-    const customer = await this.customerOf(account);
+    const customer = await this.customerOf(payer);
     const creditsMicros = this.rates.creditsMicrosOf(amountMinor);
     const metadata = { account_id: account.id, purpose: 'top_up' };
     const session = await call(() =>
@@ -57,10 +58,11 @@ export class StripeCheckout {
   }
 
   /** A Checkout Session in subscription mode for a paid tier with a configured price. */
-  async startSubscription(account: Account, tier: string, urls: ReturnUrls): Promise<string> {
+  async startSubscription(payer: Payer, tier: string, urls: ReturnUrls): Promise<string> {
+    const { account } = payer;
     const price = this.config.prices[tier];
     if (!price) throw new Refusal('plan_needs_operator');
-    const customer = await this.customerOf(account);
+    const customer = await this.customerOf(payer);
     const session = await call(() =>
       this.stripe.checkout.sessions.create({
         mode: 'subscription',
@@ -76,8 +78,8 @@ export class StripeCheckout {
     return urlOf(session.url);
   }
 
-  async openPortal(account: Account, returnUrl: string): Promise<string> {
-    const customer = await this.customerOf(account);
+  async openPortal(payer: Payer, returnUrl: string): Promise<string> {
+    const customer = await this.customerOf(payer);
     const session = await call(() => this.stripe.billingPortal.sessions.create({ customer: customer.customerId, return_url: returnUrl }));
     return session.url;
   }
@@ -89,15 +91,26 @@ export class StripeCheckout {
     return charge !== null && typeof charge !== 'string' ? charge.receipt_url : null;
   }
 
-  /** The account's Stripe customer, created once (the idempotency key holds against a race). */
-  private async customerOf(account: Account): Promise<StripeCustomer> {
+  /**
+   * The account's Stripe customer, created once (the idempotency key holds against a race).
+   * An organisation's is named after it and reached at the address of the member who first
+   * pays: it has none of its own.
+   */
+  private async customerOf({ account, person }: Payer): Promise<StripeCustomer> {
     const known = await this.store.findStripeCustomer(account.id);
     if (known) return known;
+    const name = account.kind === 'org' ? (account.name ?? undefined) : undefined;
     const customer = await call(() =>
-      this.stripe.customers.create({ email: account.email, metadata: { account_id: account.id } }, { idempotencyKey: `lmgate-customer-${account.id}` }),
+      this.stripe.customers.create({ email: person.email, name, metadata: { account_id: account.id } }, { idempotencyKey: `lmgate-customer-${account.id}` }),
     );
     return this.commands.saveCustomer(account.id, customer.id);
   }
+}
+
+/** Who pays: the account (a person's own, or an organisation), and the person at the dashboard. */
+export interface Payer {
+  account: Account;
+  person: Account;
 }
 
 /** A Stripe call; its failure is the payment provider's, with the original kept as cause. */

@@ -71,6 +71,31 @@ describe.each(['sqlite', 'postgres'] as const)('Stripe payments on %s', (databas
     return { browser, accountId, session, paid: stripeEvent('checkout.session.completed', session) };
   }
 
+  it('an organisation’s billing member tops up its wallet: one customer, named after it, at the member’s address; a member may not', async () => {
+    const owner = new DashboardClient(t);
+    await owner.signUp();
+    const orgId = (await owner.post('/orgs', { name: `Acme ${database} ${Math.random()}` })).body.org.id as string;
+    const billing = new DashboardClient(t);
+    await billing.signUp();
+    const member = new DashboardClient(t);
+    await member.signUp();
+    for (const [person, role] of [[billing, 'billing'], [member, 'member']] as const) {
+      expect((await owner.post('/orgs/current/members', { email: person.account.email, role })).status).toBe(200);
+      expect((await person.post('/orgs/switch', { orgId })).status).toBe(204);
+    }
+    expect((await member.post('/payments/top-up', { amountMinor: 1000 })).status).toBe(403);
+    const res = await billing.post('/payments/top-up', { amountMinor: 1000 });
+    expect(res.status, res.text).toBe(200);
+    const created = fake.requests.filter((r) => r.path === '/v1/customers' && (r.params.metadata as Record<string, string>).account_id === orgId);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.params).toMatchObject({ email: billing.account.email, name: expect.stringMatching(/^Acme /) });
+    const sessionId = String(res.body.url).split('/').pop()!;
+    const session = { ...fake.objects.get(sessionId)!, payment_status: 'paid', status: 'complete', payment_intent: id('pi') } as unknown as Record<string, unknown> & { id: string };
+    expect((await deliver(t.origin, stripeEvent('checkout.session.completed', session))).status).toBe(200);
+    expect(await t.store.balanceOf(orgId)).toBe(credits(20));
+    expect(await t.store.balanceOf(billing.account.id as string)).toBe(0);
+  });
+
   it('a top-up credits exactly the configured credits, once, with a ledger row naming the session', async () => {
     const { browser, accountId, session, paid } = await startTopUp(1000);
     expect(session).toMatchObject({ mode: 'payment', amount_total: 1000, currency: 'usd', client_reference_id: accountId, metadata: { purpose: 'top_up' } });

@@ -81,20 +81,18 @@ export function paymentRoutes(dashboard: TypeBoxFastify, services: DashboardServ
   });
 
   dashboard.post('/payments/top-up', { schema: { body: TopUpBody, response: { 200: Redirect } } }, async (request) => {
-    const { account } = requirePermission(request, 'billing');
-    return { url: await enabled().checkout.startTopUp(account, request.body.amountMinor, returnUrls(request, 'top-up')) };
+    return { url: await enabled().checkout.startTopUp(requirePermission(request, 'billing'), request.body.amountMinor, returnUrls(request, 'top-up')) };
   });
 
   dashboard.post('/payments/subscribe', { schema: { body: SubscribeBody, response: { 200: Redirect } } }, async (request) => {
-    const { account } = requirePermission(request, 'billing');
+    const payer = requirePermission(request, 'billing');
     const { tier } = request.body;
     if (!(tier in services.config.tiers)) throw new Refusal('unknown_plan');
-    return { url: await enabled().checkout.startSubscription(account, tier, returnUrls(request, 'subscribe')) };
+    return { url: await enabled().checkout.startSubscription(payer, tier, returnUrls(request, 'subscribe')) };
   });
 
   dashboard.post('/payments/portal', { schema: { response: { 200: Redirect } } }, async (request) => {
-    const { account } = requirePermission(request, 'billing');
-    return { url: await enabled().checkout.openPortal(account, `${originOf(request)}/billing/plans`) };
+    return { url: await enabled().checkout.openPortal(requirePermission(request, 'billing'), `${originOf(request)}/billing/plans`) };
   });
 
   dashboard.get('/payments', { schema: { response: { 200: PaymentList } } }, async (request) => {
