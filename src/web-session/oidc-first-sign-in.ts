@@ -7,16 +7,13 @@ import type { OidcConfig, OrganisationRole } from '../config/auth-schema.js';
 import type { OrgCommands } from '../commands/orgs.js';
 import type { Account, Store } from '../store/store.js';
 
-/** Adds the person to the organisation (its id or name) with the role. */
-export type AddOrganisationMember = (org: string, person: Account, role: OrganisationRole) => Promise<unknown>;
+/** Adds the person to the organisation (its id or name) with the role; resolves to the organisation's id. */
+export type AddOrganisationMember = (org: string, person: Account, role: OrganisationRole) => Promise<string>;
 
-/** Whether a join was asked for, and done. */
-export type FirstSignInJoin = 'none' | 'joined';
-
-export async function joinOnFirstSignIn(firstSignIn: OidcConfig['first_sign_in'], addMember: AddOrganisationMember | undefined, person: Account): Promise<FirstSignInJoin> {
-  if (firstSignIn === undefined || addMember === undefined) return 'none';
-  await addMember(firstSignIn.org, person, firstSignIn.role);
-  return 'joined';
+/** The organisation joined (its id: the first session acts for it), or undefined when none is configured. */
+export async function joinOnFirstSignIn(firstSignIn: OidcConfig['first_sign_in'], addMember: AddOrganisationMember | undefined, person: Account): Promise<string | undefined> {
+  if (firstSignIn === undefined || addMember === undefined) return undefined;
+  return addMember(firstSignIn.org, person, firstSignIn.role);
 }
 
 /** The organisations' command as a first sign-in uses it: the organisation found by id or name. */
@@ -25,5 +22,6 @@ export function addMemberThroughOrgs(store: Pick<Store, 'findOrg'>, orgs: Pick<O
     const found = await store.findOrg(org);
     if (found === undefined) throw new Error(`auth.oidc.first_sign_in.org names no organisation: ${org}`);
     await orgs.setMember(found.id, person, role);
+    return found.id;
   };
 }

@@ -61,4 +61,53 @@ describe('alerts on two shared-mode instances', () => {
       await expect(inbox.next(person.email, 300)).rejects.toThrow(/no mail/);
     }
   });
+
+  it('1,000 concurrent requests of 5 members on both instances: no budget or wallet overdrawn, and one alert per crossing', async () => {
+    const [a, b] = cluster.instances;
+    const wallet = 10_000_000;
+    const o = await newAlertOrg(a!.app, cluster.store, wallet, receiver.url);
+    const cost = costOf(await ask(a!.client(o.ownerKey)));
+    // Five members (the fixture's member and four more), each with a key and a budget of 20 requests.
+    const members = [o.member];
+    for (let i = 0; i < 4; i++) {
+      const person = await cluster.store.createAccount({ email: `extra${i}-${o.org.id}@example.test`, tier: 'metered' });
+      await a!.app.commands.orgs.setMember(o.org.id, person, 'member');
+      members.push(person);
+    }
+    const keys = [o.memberKey];
+    for (const person of members.slice(1)) keys.push((await a!.app.commands.keys.create(o.org.id, 'k', undefined, undefined, person.id)).secret);
+    for (const person of members) await a!.app.commands.orgs.setBudget(o.org.id, person.id, 20 * cost);
+    // The wallet crosses its threshold at the 51st request (the owner's was the first).
+    const threshold = wallet - 50 * cost - cost / 2;
+    await a!.app.commands.alerts.set(o.org.id, { balanceBelowMicros: threshold });
+    await b!.app.changeFeed.poll();
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) => {
+        const member = i % 5;
+        return ask((i % 2 === 0 ? a! : b!).client(keys[member]!)).then((outcome) => ({ member, outcome }));
+      }),
+    );
+    for (let member = 0; member < 5; member++) {
+      const served = outcomes.filter((o) => o.member === member && !(o.outcome instanceof OpenAI.APIError));
+      expect(served, `member ${member}`).toHaveLength(20);
+    }
+    const refused = outcomes.filter((o) => o.outcome instanceof OpenAI.APIError).map((o) => o.outcome as InstanceType<typeof OpenAI.APIError>);
+    expect(refused.every((err) => err.status === 402 && (err.error as { reason?: string }).reason === 'member_budget')).toBe(true);
+
+    await cluster.flushUsage();
+    await Promise.all(cluster.instances.map((instance) => instance.app.alerts.idle()));
+    expect(await cluster.store.balanceOf(o.org.id)).toBe(wallet - 101 * cost);
+    expect(await cluster.store.sumLedger(o.org.id)).toBe(wallet - 101 * cost);
+    const deliveries = await cluster.store.listWebhookDeliveries(o.endpoint.id);
+    const thresholds = deliveries.filter((d) => d.eventType === 'budget.threshold');
+    expect(thresholds).toHaveLength(15);
+    expect(deliveries.filter((d) => d.eventType === 'balance.low')).toHaveLength(1);
+    await receiver.waitFor(4 + 16);
+    const bodies = receiver.received.slice(4).map((request) => verified(o.secret, request));
+    for (const person of members) {
+      const mine = bodies.filter((body) => body.type === 'budget.threshold' && body.data.member_id === person.id).map((body) => body.data.threshold_percent);
+      expect(mine.sort(), person.email).toEqual([100, 50, 80]);
+    }
+  });
 });

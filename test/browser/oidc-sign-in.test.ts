@@ -10,6 +10,7 @@ import { launchBrowser, openPage, type GuardedPage } from './browser.js';
 import { bodyText, uniqueEmail } from './dashboard.js';
 
 const SECRET_ENV = 'LMGATE_TEST_OIDC_CLIENT_SECRET';
+const SSO_ORG = 'Single Sign-On Team';
 
 let browser: Browser;
 let idp: TestProvider;
@@ -19,7 +20,10 @@ beforeAll(async () => {
   browser = await launchBrowser();
   process.env[SECRET_ENV] = OIDC_CLIENT_SECRET;
   idp = await listenOidcProvider();
-  t = await startApp({ overrides: { auth: { oidc: { issuer: idp.issuer, client_id: OIDC_CLIENT_ID, client_secret_env: SECRET_ENV, allowed_domains: ['example.test'] } } } });
+  // A first sign-in joins SSO_ORG (made by the last test; before it, there is none to join).
+  t = await startApp({
+    overrides: { auth: { oidc: { issuer: idp.issuer, client_id: OIDC_CLIENT_ID, client_secret_env: SECRET_ENV, allowed_domains: ['example.test'], first_sign_in: { org: SSO_ORG, role: 'member' } } } },
+  });
   idp.start(`${t.origin}/api/dashboard/sign-in/oidc/callback`);
 });
 afterAll(async () => {
@@ -93,5 +97,22 @@ it('an address outside the allowed domains comes back to the sign-in page with t
   await page.waitForURL('**/signin?sso_error=domain');
   await page.getByRole('alert').getByText('Accounts with this email domain cannot sign in here.', { exact: false }).waitFor();
   await screenshot('signin-sso-refused');
+  assertClean();
+});
+
+it('a first sign-in lands in the configured organisation, as its member', async () => {
+  const { account: owner } = await t.createAccount({ email: uniqueEmail('sso-org-owner') });
+  const org = await t.app.commands.orgs.create(SSO_ORG, owner, t.config.default_tier);
+  const { page, assertClean } = await openGuardedPage();
+  const email = uniqueEmail('sso-joiner');
+  idp.people.set('sso-joiner', { email, email_verified: true });
+
+  await page.goto('/signin');
+  await page.getByRole('link', { name: 'Sign in with SSO' }).click();
+  await signInAtProvider(page, 'sso-joiner');
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  expect(await bodyText(page)).toContain(`Working in ${SSO_ORG}`);
+  const joiner = (await t.store.findAccount(email))!;
+  expect(await t.store.findMembership(org.id, joiner.id)).toMatchObject({ role: 'member' });
   assertClean();
 });

@@ -10,15 +10,22 @@ const acme = { id: 'acct_acme', email: 'acme@org.invalid' } as Account;
 describe('joining an organisation at first sign-in', () => {
   it('adds the person to the configured organisation with the configured role', async () => {
     const added: Parameters<AddOrganisationMember>[] = [];
-    const addMember: AddOrganisationMember = async (...args) => added.push(args);
-    expect(await joinOnFirstSignIn({ org: 'acme', role: 'billing' }, addMember, ada)).toBe('joined');
+    const addMember: AddOrganisationMember = async (...args) => {
+      added.push(args);
+      return acme.id;
+    };
+    expect(await joinOnFirstSignIn({ org: 'acme', role: 'billing' }, addMember, ada)).toBe(acme.id);
     expect(added).toEqual([['acme', ada, 'billing']]);
   });
 
   it('does nothing without first_sign_in', async () => {
     const added: unknown[] = [];
-    expect(await joinOnFirstSignIn(undefined, async (...args) => added.push(args), ada)).toBe('none');
-    expect(await joinOnFirstSignIn({ org: 'acme', role: 'member' }, undefined, ada)).toBe('none');
+    const addMember: AddOrganisationMember = async (...args) => {
+      added.push(args);
+      return acme.id;
+    };
+    expect(await joinOnFirstSignIn(undefined, addMember, ada)).toBeUndefined();
+    expect(await joinOnFirstSignIn({ org: 'acme', role: 'member' }, undefined, ada)).toBeUndefined();
     expect(added).toEqual([]);
   });
 
@@ -28,7 +35,7 @@ describe('joining an organisation at first sign-in', () => {
       { findOrg: async (idOrName) => ([acme.id, 'acme'].includes(idOrName) ? acme : undefined) },
       { setMember: async (...args) => void calls.push(args) },
     );
-    await addMember('acme', ada, 'admin');
+    expect(await addMember('acme', ada, 'admin')).toBe(acme.id);
     await addMember(acme.id, ada, 'member');
     expect(calls).toEqual([
       [acme.id, ada, 'admin'],

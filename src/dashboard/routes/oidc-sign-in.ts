@@ -55,15 +55,17 @@ export function oidcSignInRoutes(dashboard: TypeBoxFastify, services: DashboardS
     try {
       const person = await oidc.finish(new URL(redirectUri(request) + query), flow);
       const { account, created } = await findOrCreateOidcAccount(services, person);
+      let joined: string | undefined;
       if (created) {
         try {
-          await joinOnFirstSignIn(oidc.config.first_sign_in, addMember, account);
+          joined = await joinOnFirstSignIn(oidc.config.first_sign_in, addMember, account);
         } catch (err) {
           // The account exists and may sign in; the operator adds the member by hand.
           request.log.error({ err, account_id: account.id, org: oidc.config.first_sign_in?.org }, 'joining the organisation at first sign-in failed');
         }
       }
-      await startSession(sessions, request, reply, account, 'oidc');
+      // A first sign-in that joined an organisation lands in it.
+      await startSession(sessions, request, reply, account, 'oidc', joined ?? null);
       return reply.redirect(flow?.next ?? '/', 302);
     } catch (err) {
       // The person sees the sign-in page with the reason in words; the operator, the cause in the log.
