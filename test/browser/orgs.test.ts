@@ -96,8 +96,16 @@ describe('organisations in the dashboard', () => {
     const memberRow = owner.page.getByTestId('org-members').getByRole('row', { name: /Mo Member/ });
     expect(await memberRow.getByLabel(`Role of ${memberEmail}`).inputValue()).toBe('member');
 
+    // Alerts: the owner sets a balance threshold and the shares of each budget.
+    const alerts = owner.page.getByRole('form', { name: 'Alerts' });
+    await alerts.getByLabel('Alert when the balance falls below (credits)').fill('2.5');
+    await alerts.getByLabel('Alert at these shares of each budget (%)').fill('90, 50');
+    await alerts.getByRole('button', { name: 'Save alerts' }).click();
+    await alerts.getByText('Alerts saved.').waitFor();
+
     const [membership] = await t.store.listMemberships(member.id);
     const org = membership!.org;
+    expect(await t.store.findAlertSettings(org.id)).toMatchObject({ balanceBelowMicros: 2_500_000, budgetThresholds: [50, 90] });
     await t.app.commands.credits.grant({ accountId: org.id, amountMicros: 10_000_000, reason: 'test' });
     const ownerAccount = (await t.store.findAccount(ownerEmail))!;
     const ownerKey = await t.app.commands.keys.create(org.id, 'owner laptop', undefined, undefined, ownerAccount.id);
@@ -108,6 +116,9 @@ describe('organisations in the dashboard', () => {
     await signIn(other.page, memberEmail);
     await switchTo(other.page, /Acme Research/);
     await openOrgPage(other.page);
+    // A member reads the alerts, and has no form to change them.
+    expect(await other.page.getByTestId('alert-settings').innerText()).toMatch(/2\.50 credits[\s\S]*50 %, 90 %/);
+    expect(await other.page.getByRole('form', { name: 'Alerts' }).count()).toBe(0);
     expect(await other.page.locator('.page-header').innerText()).toContain('you are a member.');
     expect(await other.page.getByTestId('org-members').locator('select').count()).toBe(0);
     expect(await other.page.getByRole('button', { name: /^Remove / }).count()).toBe(0);

@@ -59,4 +59,5 @@ export type {
 /** What payments are when they are on: the options, none of them null. */
 export type EnabledPayments = { [K in Exclude<keyof PaymentOptions, 'enabled'>]: NonNullable<PaymentOptions[K]> };
 
+export type { AlertSettingsView as AlertSettings } from '../../src/dashboard/alert-api-types';
 export type { InvitationAccepted, InvitationList, InvitationPreview, InvitationSent, InvitationView as Invitation } from '../../src/dashboard/invitation-api-types';

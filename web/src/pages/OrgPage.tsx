@@ -9,6 +9,7 @@ import { useOrgs } from '../orgs';
 import { usePageTitle } from '../page-title';
 import type { OrgDetail } from '../types';
 import { useApiData } from '../use-api-data';
+import { AlertSettings } from './org/AlertSettings';
 import { BudgetList } from './org/BudgetList';
 import { Invitations } from './org/Invitations';
 import { LeaveOrg } from './org/LeaveOrg';
@@ -39,6 +40,7 @@ export function OrgPage() {
           <MemberList detail={data} onChange={(next) => detail.setData(() => next)} onRemoved={detail.reload} />
           <Invitations />
           <BudgetList detail={data} onChange={(next) => detail.setData(() => next)} />
+          <AlertSettings org={current} />
         </>
       )}
     </>
