@@ -69,7 +69,8 @@ export function AccountSwitcher({ className, other = null }: { className: string
         onClick={() => setOpen((was) => !was)}
       >
         <span className="visually-hidden">Account: </span>
-        <span className="switcher-name">{current?.name ?? 'Personal'}</span>
+        {/* Until /orgs answers it is not known whose account the session acts for. */}
+        <span className="switcher-name">{orgs === undefined ? '…' : (current?.name ?? 'Personal')}</span>
         <span className="switcher-caret" aria-hidden="true" />
       </button>
       {/* Drawn only while open: the bar and the menu each hold a switcher. */}

@@ -21,10 +21,10 @@ export function OverviewPage() {
   usePageTitle('Overview');
   const overview = useApiData<Overview>('/overview');
   const models = useApiData<ModelList>('/models');
-  const { current } = useOrgs();
+  const { orgs, current } = useOrgs();
   const data = overview.data;
-  // An organisation's own address is a placeholder: it is named instead.
-  const description = data === undefined ? undefined : current === null ? `Signed in as ${data.account.email}` : `Working in ${current.name}`;
+  // An organisation's own address is a placeholder: it is named instead, once /orgs says whose account this is.
+  const description = data === undefined || orgs === undefined ? undefined : current === null ? `Signed in as ${data.account.email}` : `Working in ${current.name}`;
 
   return (
     <>
