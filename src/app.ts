@@ -5,6 +5,7 @@ import { adminRoutes } from './admin/plugin.js';
 import { Authenticator } from './auth/authenticate.js';
 import { KeyCache } from './auth/key-cache.js';
 import { LastUsedTracker } from './auth/last-used.js';
+import { UsageHousekeeping } from './cluster/usage-housekeeping.js';
 import { RefusalLog } from './http/refusal-log.js';
 import { ChangeFeed } from './cluster/change-feed.js';
 import { ProcessCaches } from './cluster/local-caches.js';
@@ -220,9 +221,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refusals.flush().catch((err: unknown) => app.log.error({ err }, 'refused requests flush failed'));
   }, REFUSALS_FLUSH_MS);
   refusalTimer.unref();
-  const pruneTimer = setInterval(() => {
+  const housekeeping = new UsageHousekeeping(store, config.usage.retention_days);
+  const sweep = (): void => {
+    housekeeping.run().catch((err: unknown) => app.log.error({ err }, 'usage partitions or retention sweep failed'));
     refusals.prune().catch((err: unknown) => app.log.error({ err }, 'request log retention sweep failed'));
-  }, RETENTION_SWEEP_MS);
+  };
+  sweep();
+  const pruneTimer = setInterval(sweep, RETENTION_SWEEP_MS);
   pruneTimer.unref();
   // Customer webhooks go out from every instance, off the request path (webhooks/worker.ts).
   const webhookWorker = new WebhookWorker(store, {

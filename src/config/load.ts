@@ -40,6 +40,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string[], kind: EnvK
   ['LMGATE_SIGNUP_CREDITS', ['signup', 'credits'], 'number'],
   ['LMGATE_DEMO_ACCOUNT', ['demo', 'seed_account'], 'bool'],
   ['LMGATE_DEFAULT_TIER', ['default_tier'], 'string'],
+  ['LMGATE_USAGE_RETENTION_DAYS', ['usage', 'retention_days'], 'int'],
 ];
 
 /** Variables that may hold secrets: `NAME_FILE` names a file holding the value instead. */

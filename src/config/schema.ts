@@ -206,6 +206,13 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    usage: z
+      .object({
+        // Raw usage records kept this long; absent: for ever. Daily rollups and the ledger are always kept.
+        retention_days: z.number().int().positive().optional(),
+      })
+      .strict()
+      .prefault({}),
     signup: z
       .object({
         open: z.boolean().default(true),

@@ -2,6 +2,7 @@
 // object: how a transaction begins, how balances are locked, how change ids are kept in
 // commit order, and how the busiest write (usage batches) is done.
 import type { CappedCharge, UsageRecord } from './store.js';
+import type { PartitionedTable } from './partitions.js';
 import type { Db } from './sql.js';
 
 export interface Dialect {
@@ -20,6 +21,13 @@ export interface Dialect {
    * Store.recordUsage. `inTransaction`: `db` is a transaction this call must join.
    */
   recordUsage(db: Db, records: readonly UsageRecord[], at: string, inTransaction: boolean): Promise<CappedCharge[]>;
+  /**
+   * PostgreSQL: makes `table`'s monthly partitions for these months (`YYYY-MM`) unless made
+   * already (partitions.ts), outside any transaction. SQLite has one table: nothing.
+   */
+  ensurePartitions(table: PartitionedTable, months: Iterable<string>): Promise<void>;
+  /** A partition was dropped: a later write of its month makes it again. */
+  forgetPartition(table: PartitionedTable, month: string): void;
   /** Starts what writes usage beside the connection (SQLite's usage write thread), if anything. */
   prepareUsageWrites(): void;
   /** CPU seconds the usage write thread has used, where there is one and the OS tells. */

@@ -15,7 +15,9 @@ import { openSqlite } from './dialects/sqlite.js';
 import * as keys from './keys.js';
 import * as ledger from './ledger.js';
 import { migrationProvider } from './migrations/index.js';
-import { KyselyInvitationStore } from './kysely-invitation-store.js';
+import { KyselyUsageDataStore } from './kysely-usage-data-store.js';
+import { monthOf } from './partitions.js';
+import { pruneRows } from './usage-retention.js';
 import type { SpendScope } from './org-store.js';
 import * as requestLog from './request-log.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
@@ -68,7 +70,7 @@ export function openStore(location: StoreLocation): Store {
   return new KyselyStore(db, dialect, false);
 }
 
-export class KyselyStore extends KyselyInvitationStore implements Store {
+export class KyselyStore extends KyselyUsageDataStore implements Store {
   get dialect(): 'sqlite' | 'postgres' {
     return this.sqlDialect.name;
   }
@@ -282,16 +284,18 @@ export class KyselyStore extends KyselyInvitationStore implements Store {
     return usage.listUsage(this.db, accountId, options);
   }
 
-  recordRefusals(refusals: readonly RefusedRequest[]): Promise<void> {
-    return requestLog.recordRefusals(this.db, refusals);
+  async recordRefusals(refusals: readonly RefusedRequest[]): Promise<void> {
+    if (refusals.length === 0) return;
+    await this.sqlDialect.ensurePartitions('refused_requests', new Set(refusals.map((r) => monthOf(r.createdAt))));
+    await this.write((trx) => requestLog.recordRefusals(trx, refusals));
   }
 
   listRequestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogEntry[]> {
     return requestLog.listRequestLog(this.db, accountId, query);
   }
 
-  pruneRefusals(beforeIso: string): Promise<number> {
-    return requestLog.pruneRefusals(this.db, beforeIso);
+  async pruneRefusals(beforeIso: string): Promise<number> {
+    return (await pruneRows(this.db, this.sqlDialect, 'refused_requests', beforeIso)).rowsDeleted;
   }
 
   spendOf(scope: SpendScope, sinceIso: string | null, unstored: readonly Pick<UsageRecord, 'id' | 'costMicros' | 'shortfallMicros'>[] = []): Promise<number> {

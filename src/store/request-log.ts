@@ -2,30 +2,38 @@
 // reached a model are its usage records; those refused before are `refused_requests`. The
 // two are read side by side, each by its (account_id, created_at) index, and merged.
 import type { Selectable } from 'kysely';
-import { checkLimit, type Db } from './sql.js';
+import { checkLimit, chunked, type Db } from './sql.js';
+import { refusalRollups, upsertRollups } from './usage-rollup.js';
 import type { RefusedRequest, RequestLogEntry, RequestLogQuery } from './request-log-store.js';
 import type { RefusedRequestsTable, UsageRecordsTable } from './tables.js';
 import type { UsageOutcome } from './usage-basis.js';
 
-export async function recordRefusals(db: Db, refusals: readonly RefusedRequest[]): Promise<void> {
+// 10 columns × 1000 rows: far below PostgreSQL's 65535 bound parameters.
+const REFUSALS_PER_INSERT = 1000;
+
+/** Stores a batch of refusals and counts them in refusal_daily; `trx` is a transaction. */
+export async function recordRefusals(trx: Db, refusals: readonly RefusedRequest[]): Promise<void> {
   if (refusals.length === 0) return;
-  await db
-    .insertInto('refused_requests')
-    .values(
-      refusals.map((r) => ({
-        id: r.id,
-        request_id: r.requestId,
-        account_id: r.accountId,
-        key_id: r.keyId,
-        member_id: r.memberId,
-        model: r.model,
-        path: r.path,
-        status: r.status,
-        reason: r.reason,
-        created_at: r.createdAt,
-      })),
-    )
-    .execute();
+  for (const chunk of chunked(refusals, REFUSALS_PER_INSERT)) {
+    await trx
+      .insertInto('refused_requests')
+      .values(
+        chunk.map((r) => ({
+          id: r.id,
+          request_id: r.requestId,
+          account_id: r.accountId,
+          key_id: r.keyId,
+          member_id: r.memberId,
+          model: r.model,
+          path: r.path,
+          status: r.status,
+          reason: r.reason,
+          created_at: r.createdAt,
+        })),
+      )
+      .execute();
+  }
+  await upsertRollups(trx, 'refusal_daily', refusalRollups(refusals));
 }
 
 export async function listRequestLog(db: Db, accountId: string, query: RequestLogQuery): Promise<RequestLogEntry[]> {
@@ -54,12 +62,6 @@ export async function listRequestLog(db: Db, accountId: string, query: RequestLo
     query.outcome === 'succeeded' ? Promise.resolve([]) : (page('refused_requests').execute() as unknown as Promise<Selectable<RefusedRequestsTable>[]>),
   ]);
   return [...usage.map(fromUsage), ...refused.map(fromRefusal)].sort(newestFirst).slice(0, limit);
-}
-
-/** The retention's sweep; returns how many went. */
-export async function pruneRefusals(db: Db, beforeIso: string): Promise<number> {
-  const result = await db.deleteFrom('refused_requests').where('created_at', '<', beforeIso).executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 function newestFirst(a: RequestLogEntry, b: RequestLogEntry): number {

@@ -12,6 +12,7 @@ import type { OrgStore, SpendScope } from './org-store.js';
 import type { AuthMethod, OidcIdentityStore } from './oidc-identities.js';
 import type { AlertStore } from './alert-store.js';
 import type { InvitationStore } from './invitation-store.js';
+import type { UsageDataStore } from './usage-data-store.js';
 
 /** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
 export type ChangeKind = 'key' | 'account' | 'balance';
@@ -188,7 +189,7 @@ export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, Audi
 /** A page of accounts with their balances, and how many match the search in all. */
 export type AccountPage = { accounts: (Account & { balanceMicros: number })[]; total: number };
 
-export interface Store extends AdminStore, RequestLogStore, OidcIdentityStore, WebhookStore, OrgStore, AlertStore, InvitationStore {
+export interface Store extends AdminStore, RequestLogStore, OidcIdentityStore, WebhookStore, OrgStore, AlertStore, InvitationStore, UsageDataStore {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `fn` with a store whose every method runs in one transaction: committed when `fn`

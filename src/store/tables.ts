@@ -117,6 +117,40 @@ export interface RefusedRequestsTable {
   member_id: string | null; // the key's member, in an organisation (migration 0015)
 }
 
+/**
+ * Usage summed per account, UTC day, key, model and status (migration 0020), kept in step
+ * with usage_records by the usage write: the charts and reports read these, never the raw
+ * rows, and they outlive the raw rows' retention.
+ */
+export interface UsageDailyTable {
+  account_id: string;
+  day: string; // YYYY-MM-DD, UTC (a date on PostgreSQL, read back as this text)
+  key_id: string;
+  model: string;
+  status: number;
+  member_id: string | null; // the key's member: a key has one for its whole life
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  reasoning_tokens: number;
+  counted_requests: number; // billed on lmgate's count (basis 'counted')
+  cost_micros: number;
+  shortfall_micros: number;
+}
+
+/** Refused requests counted per account, UTC day, key and status (migration 0020), beside usage_daily. */
+export interface RefusalDailyTable {
+  account_id: string;
+  day: string;
+  key_id: string;
+  status: number;
+  member_id: string | null;
+  requests: number;
+}
+
 /** No row: the account has no password (created by the CLI) and cannot sign in. */
 export interface AccountPasswordsTable {
   account_id: string;
@@ -280,6 +314,8 @@ export interface Database extends WebhookTables, OidcIdentityTables, AlertTables
   admin_keys: AdminKeysTable;
   org_members: OrgMembersTable;
   org_budgets: OrgBudgetsTable;
+  usage_daily: UsageDailyTable;
+  refusal_daily: RefusalDailyTable;
 }
 
 /**
@@ -302,6 +338,8 @@ const TABLES_IN_COPY_ORDER = {
   ledger_entries: true,
   usage_records: true,
   refused_requests: true,
+  usage_daily: true,
+  refusal_daily: true,
   stripe_customers: true,
   auto_recharges: true,
   stripe_events: true,

@@ -10,7 +10,7 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import { cliDataDir, runCli } from '../helpers/cli-run.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { launchBrowser, openPage, PHONE } from './browser.js';
-import { bodyText, PASSWORD, signIn, signUp, uniqueEmail } from './dashboard.js';
+import { PASSWORD, signIn, signUp, uniqueEmail } from './dashboard.js';
 
 let browser: Browser;
 let t: TestApp;
@@ -139,7 +139,7 @@ describe('the operator console', () => {
     await screenshot('console-codes');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models and tiers' }).click();
     await page.getByRole('heading', { name: 'Tiers', exact: true }).waitFor();
-    expect(await bodyText(page)).toContain('demo-echo');
+    await page.getByRole('main').getByText('demo-echo').first().waitFor();
     await screenshot('console-catalog');
     assertClean();
     customer.assertClean();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 import { launchBrowser, openPage, PHONE } from './browser.js';
-import { bodyText, PASSWORD, signIn, signUp, uniqueEmail } from './dashboard.js';
+import { PASSWORD, signIn, signUp, uniqueEmail } from './dashboard.js';
 
 const NEW_PASSWORD = 'staple paper clip moon';
 
@@ -96,7 +96,8 @@ describe('trial credits', () => {
     const email = uniqueEmail('trial');
     const { page, assertClean } = await openPage(browser, t.origin);
     await signUp(page, email);
-    expect(await bodyText(page)).toContain('1.00');
+    // The Overview's heading is drawn before its balance arrives.
+    await page.getByRole('main').getByText('1.00').first().waitFor();
     await page.goto('/keys');
     await page.getByRole('button', { name: 'Generate New Key' }).click();
     const naming = page.getByRole('dialog', { name: 'Generate a new API key' });

@@ -9,9 +9,13 @@ import type { Dialect } from '../dialect.js';
 import { chunked, type Db } from '../sql.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
 import type { Database } from '../tables.js';
+import { monthOf, MonthPartitions } from '../partitions.js';
+import { shortfallsOf, upsertRollups, usageRollups } from '../usage-rollup.js';
 import { planUsageCharges, toUsageRow } from '../usage-rows.js';
 
 const INT8_OID = 20;
+const DATE_OID = 1082;
+const TIMESTAMPTZ_OID = 1184;
 
 // Loaded on first use: a server on SQLite never needs the driver (nor ioredis, Stripe's
 // client or nodemailer, each loaded only where configured: together ~12 MB resident and a
@@ -25,15 +29,26 @@ export function openPostgres(connectionString: string): { db: Kysely<Database>; 
     max: 10,
     // BIGINT (micro-credits, counts) arrives as a string by default; amounts stay far
     // below 2^53, and money.ts checks that where values enter.
+    // A timestamptz (usage_records, refused_requests: migration 0020) reads back as the ISO
+    // 8601 text every other table stores, and a date (the rollups' day) as its YYYY-MM-DD,
+    // not as a Date in the process's time zone.
     types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === INT8_OID) return (value: string) => Number(value);
+        if (oid === DATE_OID) return (value: string) => value;
+        if (oid === TIMESTAMPTZ_OID) {
+          const parse = types.getTypeParser(oid, 'text') as (value: string) => Date;
+          return (value: string) => parse(value).toISOString();
+        }
+        return types.getTypeParser(oid, format);
+      }) as typeof types.getTypeParser,
     },
   });
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   // Every first query connects here: a server that cannot be used is said in one line.
   pool.connect = (() => connect().catch((err: unknown) => Promise.reject(connectionFailure(err, connectionString)))) as typeof pool.connect;
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: postgresDialect(new MonthPartitions(db)) };
 }
 
 /** PostgreSQL's refusals at connect, by SQLSTATE, in the operator's words. */
@@ -69,44 +84,50 @@ const USAGE_ROWS_PER_INSERT = 200;
 const LEDGER_ROWS_PER_INSERT = 500;
 const IDS_PER_LOCK = 1000;
 
-const postgresDialect: Dialect = {
-  name: 'postgres',
-  transaction: (db, fn) => db.transaction().execute(fn),
-  // SELECT ... FOR UPDATE in id order, so two transactions that lock overlapping sets take
-  // the locks in the same order and cannot deadlock; a concurrent writer waits here and
-  // then reads the committed balance.
-  lockBalances: async (trx, accountIds) => {
-    const balances = new Map<string, number>();
-    for (const ids of chunked(accountIds, IDS_PER_LOCK)) {
-      const rows = await trx.selectFrom('accounts').select(['id', 'balance_micros']).where('id', 'in', ids).orderBy('id').forUpdate().execute();
-      for (const row of rows) balances.set(row.id, checkMicros(Number(row.balance_micros)));
-    }
-    const missing = accountIds.find((id) => !balances.has(id));
-    if (missing !== undefined) throw new NotFoundInStoreError('account', missing);
-    return balances;
-  },
-  // A bigserial id is taken at insert but becomes visible only at commit, so without care
-  // a reader can see id 6 (committed first) before id 5, move past 5 and never deliver it.
-  // The transaction-scoped lock makes change writers take ids and commit one at a time. It
-  // is always the last lock a transaction takes, so it cannot deadlock with row locks.
-  serializeChanges: async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext('lmgate.change_events'))`.execute(trx);
-  },
-  recordUsage: async (db, records, at, inTransaction) => {
-    if (inTransaction) return recordUsageIn(db, records, at);
-    return db.transaction().execute((trx) => recordUsageIn(trx, records, at));
-  },
-  // The pool is the connection: nothing to start, and Kysely's destroy closes it.
-  prepareUsageWrites: () => undefined,
-  usageThreadCpuSeconds: () => undefined,
-  close: async () => undefined,
-};
+function postgresDialect(partitions: MonthPartitions): Dialect {
+  const dialect: Dialect = {
+    name: 'postgres',
+    transaction: (db, fn) => db.transaction().execute(fn),
+    // SELECT ... FOR UPDATE in id order, so two transactions that lock overlapping sets take
+    // the locks in the same order and cannot deadlock; a concurrent writer waits here and
+    // then reads the committed balance.
+    lockBalances: async (trx, accountIds) => {
+      const balances = new Map<string, number>();
+      for (const ids of chunked(accountIds, IDS_PER_LOCK)) {
+        const rows = await trx.selectFrom('accounts').select(['id', 'balance_micros']).where('id', 'in', ids).orderBy('id').forUpdate().execute();
+        for (const row of rows) balances.set(row.id, checkMicros(Number(row.balance_micros)));
+      }
+      const missing = accountIds.find((id) => !balances.has(id));
+      if (missing !== undefined) throw new NotFoundInStoreError('account', missing);
+      return balances;
+    },
+    // A bigserial id is taken at insert but becomes visible only at commit, so without care
+    // a reader can see id 6 (committed first) before id 5, move past 5 and never deliver it.
+    // The transaction-scoped lock makes change writers take ids and commit one at a time. It
+    // is always the last lock a transaction takes, so it cannot deadlock with row locks.
+    serializeChanges: async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext('lmgate.change_events'))`.execute(trx);
+    },
+    recordUsage: async (db, records, at, inTransaction) => {
+      await partitions.ensure('usage_records', new Set(records.map((r) => monthOf(r.createdAt))));
+      if (inTransaction) return recordUsageIn(dialect, db, records, at);
+      return db.transaction().execute((trx) => recordUsageIn(dialect, trx, records, at));
+    },
+    ensurePartitions: (table, months) => partitions.ensure(table, months),
+    forgetPartition: (table, month) => partitions.forget(table, month),
+    // The pool is the connection: nothing to start, and Kysely's destroy closes it.
+    prepareUsageWrites: () => undefined,
+    usageThreadCpuSeconds: () => undefined,
+    close: async () => undefined,
+  };
+  return dialect;
+}
 
-async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {
+async function recordUsageIn(dialect: Dialect, trx: Db, records: readonly UsageRecord[], at: string): Promise<CappedCharge[]> {
   const accountIds = [...new Set(records.map((r) => r.accountId))].sort();
   // Balances are locked before anything is written, so a concurrent writer (another
   // instance, the CLI) either sees this batch whole or waits for it.
-  const balances = await postgresDialect.lockBalances(trx, accountIds);
+  const balances = await dialect.lockBalances(trx, accountIds);
 
   // ON CONFLICT DO NOTHING ... RETURNING answers with the rows actually inserted: a record
   // already stored (a retried batch) is neither written nor charged. A concurrent insert of
@@ -117,13 +138,14 @@ async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: strin
     const rows = await trx
       .insertInto('usage_records')
       .values(chunk.map(toUsageRow))
-      .onConflict((oc) => oc.column('id').doNothing())
+      .onConflict((oc) => oc.columns(['created_at', 'id']).doNothing())
       .returning('id')
       .execute();
     for (const row of rows) inserted.add(row.id);
   }
 
-  const { entries, chargedByAccount, capped } = planUsageCharges(records.filter((r) => inserted.has(r.id)), balances, at);
+  const stored = records.filter((r) => inserted.has(r.id));
+  const { entries, chargedByAccount, capped } = planUsageCharges(stored, balances, at);
   for (const chunk of chunked(entries, LEDGER_ROWS_PER_INSERT)) await trx.insertInto('ledger_entries').values(chunk).execute();
   for (const [accountId, chargedMicros] of chargedByAccount) {
     await trx
@@ -132,8 +154,16 @@ async function recordUsageIn(trx: Db, records: readonly UsageRecord[], at: strin
       .where('id', '=', accountId)
       .execute();
   }
+  const createdAt = new Map(stored.map((r) => [r.id, r.createdAt]));
   for (const cut of capped) {
-    await trx.updateTable('usage_records').set({ shortfall_micros: cut.costMicros - cut.chargedMicros }).where('id', '=', cut.usageId).execute();
+    // By the whole key: the partition is found from created_at.
+    await trx
+      .updateTable('usage_records')
+      .set({ shortfall_micros: cut.costMicros - cut.chargedMicros })
+      .where('created_at', '=', createdAt.get(cut.usageId)!)
+      .where('id', '=', cut.usageId)
+      .execute();
   }
+  await upsertRollups(trx, 'usage_daily', usageRollups(stored, shortfallsOf(capped)));
   return capped;
 }

@@ -5,6 +5,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { checkMicros } from '../../money.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
+import { shortfallsOf, upsertSql, USAGE_DAILY_COLUMNS, usageRollups, valuesOf } from '../usage-rollup.js';
 import { planUsageCharges } from '../usage-rows.js';
 
 type Write = (records: readonly UsageRecord[], at: string) => CappedCharge[];
@@ -47,6 +48,7 @@ export class SqliteUsageBulk {
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
     const debitBalance = this.sqlite.prepare('UPDATE accounts SET balance_micros = balance_micros - ?, balance_version = balance_version + 1 WHERE id = ?');
+    const upsertDaily = this.sqlite.prepare(upsertSql('usage_daily'));
 
     return this.sqlite.transaction<Write>((records, at) => {
       const balances = new Map<string, number>();
@@ -69,6 +71,7 @@ export class SqliteUsageBulk {
       for (const e of entries) insertLedger.run(e.account_id, e.kind, e.amount_micros, e.reason, e.reference, e.created_at);
       for (const [accountId, chargedMicros] of chargedByAccount) debitBalance.run(chargedMicros, accountId);
       for (const cut of capped) setShortfall.run(cut.costMicros - cut.chargedMicros, cut.usageId);
+      for (const row of usageRollups(inserted, shortfallsOf(capped))) upsertDaily.run(...valuesOf(row, USAGE_DAILY_COLUMNS));
       return capped;
     });
   }

@@ -61,6 +61,9 @@ function sqliteDialect(bulk: SqliteUsageBulk, worker: SqliteUsageWorker | undefi
       if (worker) return worker.recordUsage(records, at);
       return db.connection().execute(async () => bulk.recordUsage(records, at));
     },
+    // One table, no partitions.
+    ensurePartitions: async () => undefined,
+    forgetPartition: () => undefined,
     prepareUsageWrites: () => worker?.start(),
     usageThreadCpuSeconds: () => worker?.cpuSeconds,
     close: async () => worker?.close(),

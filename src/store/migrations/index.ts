@@ -19,6 +19,7 @@ import * as m0016 from './0016_webhooks.js';
 import * as m0017 from './0017_oidc_identities.js';
 import * as m0018 from './0018_alerts.js';
 import * as m0019 from './0019_org_invitations.js';
+import * as m0020 from './0020_usage_scale.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_oidc_identities': m0017,
   '0018_alerts': m0018,
   '0019_org_invitations': m0019,
+  '0020_usage_scale': m0020,
 };
 
 /** In the order they apply. */

@@ -1,0 +1,117 @@
+// The daily rollups (usage_daily, refusal_daily: migration 0020) a batch adds, summed in
+// memory per group and upserted in the batch's transaction: each stored record is counted
+// exactly once, with the shortfall it was finally stored with.
+import { sql } from 'kysely';
+import type { RefusedRequest } from './request-log-store.js';
+import { chunked, type Db } from './sql.js';
+import type { CappedCharge, UsageRecord } from './store.js';
+import type { RefusalDailyTable, UsageDailyTable } from './tables.js';
+
+export const USAGE_DAILY_KEY = ['account_id', 'day', 'key_id', 'model', 'status'] as const;
+export const USAGE_DAILY_SUMS = [
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
+  'counted_requests',
+  'cost_micros',
+  'shortfall_micros',
+] as const;
+export const USAGE_DAILY_COLUMNS = [...USAGE_DAILY_KEY, 'member_id', ...USAGE_DAILY_SUMS] as const;
+
+export const REFUSAL_DAILY_KEY = ['account_id', 'day', 'key_id', 'status'] as const;
+export const REFUSAL_DAILY_COLUMNS = [...REFUSAL_DAILY_KEY, 'member_id', 'requests'] as const;
+
+type RollupTable = 'usage_daily' | 'refusal_daily';
+
+function shapeOf(table: RollupTable): { columns: readonly string[]; key: readonly string[]; sums: readonly string[] } {
+  return table === 'usage_daily'
+    ? { columns: USAGE_DAILY_COLUMNS, key: USAGE_DAILY_KEY, sums: USAGE_DAILY_SUMS }
+    : { columns: REFUSAL_DAILY_COLUMNS, key: REFUSAL_DAILY_KEY, sums: ['requests'] };
+}
+
+function conflictClause(table: RollupTable): string {
+  const { key, sums } = shapeOf(table);
+  return `ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${sums.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
+}
+
+/** One row's `INSERT ... ON CONFLICT DO UPDATE`, adding its sums to its group's, with positional parameters (SQLite's prepared statements). */
+export function upsertSql(table: RollupTable): string {
+  const { columns } = shapeOf(table);
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${conflictClause(table)}`;
+}
+
+// Far below PostgreSQL's 65535 bound parameters: 16 columns × 500 rows.
+const ROLLUP_ROWS_PER_UPSERT = 500;
+
+/** The same upsert through Kysely, many rows per statement. */
+export async function upsertRollups(db: Db, table: RollupTable, rows: readonly (UsageDailyTable | RefusalDailyTable)[]): Promise<void> {
+  const { columns } = shapeOf(table);
+  for (const chunk of chunked(rows, ROLLUP_ROWS_PER_UPSERT)) {
+    const tuples = chunk.map((row) => sql`(${sql.join(valuesOf(row, columns))})`);
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(tuples)} ${sql.raw(conflictClause(table))}`.execute(db);
+  }
+}
+
+/** The UTC day of an ISO 8601 time, as rollups key it. */
+export function dayOf(iso: string): string {
+  return iso.slice(0, 10);
+}
+
+/**
+ * The rollup rows of `stored` (records this batch inserted), one per group, in key order
+ * (so concurrent batches upsert shared groups in the same order). `shortfalls` holds the
+ * final shortfall of records the batch capped.
+ */
+export function usageRollups(stored: readonly UsageRecord[], shortfalls: ReadonlyMap<string, number>): UsageDailyTable[] {
+  const groups = new Map<string, UsageDailyTable>();
+  for (const r of stored) {
+    const day = dayOf(r.createdAt);
+    const key = `${r.accountId}\u0000${day}\u0000${r.keyId}\u0000${r.model}\u0000${r.status}`;
+    let row = groups.get(key);
+    if (!row) {
+      row = {
+        account_id: r.accountId, day, key_id: r.keyId, model: r.model, status: r.status, member_id: r.memberId,
+        requests: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0,
+        cache_write_1h_tokens: 0, reasoning_tokens: 0, counted_requests: 0, cost_micros: 0, shortfall_micros: 0,
+      };
+      groups.set(key, row);
+    }
+    row.requests += 1;
+    row.prompt_tokens += r.promptTokens;
+    row.completion_tokens += r.completionTokens;
+    row.cached_tokens += r.cachedTokens;
+    row.cache_write_tokens += r.cacheWriteTokens;
+    row.cache_write_1h_tokens += r.cacheWrite1hTokens;
+    row.reasoning_tokens += r.reasoningTokens;
+    row.counted_requests += r.basis === 'counted' ? 1 : 0;
+    row.cost_micros += r.costMicros;
+    row.shortfall_micros += shortfalls.get(r.id) ?? r.shortfallMicros;
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+export function refusalRollups(refusals: readonly RefusedRequest[]): RefusalDailyTable[] {
+  const groups = new Map<string, RefusalDailyTable>();
+  for (const r of refusals) {
+    const day = dayOf(r.createdAt);
+    const key = `${r.accountId}\u0000${day}\u0000${r.keyId}\u0000${r.status}`;
+    const row = groups.get(key) ?? { account_id: r.accountId, day, key_id: r.keyId, status: r.status, member_id: r.memberId, requests: 0 };
+    row.requests += 1;
+    groups.set(key, row);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+/** A row's values in `columns`' order, for positional binding. */
+export function valuesOf(row: object, columns: readonly string[]): unknown[] {
+  return columns.map((column) => (row as Record<string, unknown>)[column]);
+}
+
+/** The final shortfall of each record a batch capped: what it cost less what was charged. */
+export function shortfallsOf(capped: readonly CappedCharge[]): Map<string, number> {
+  return new Map(capped.map((cut) => [cut.usageId, cut.costMicros - cut.chargedMicros]));
+}
