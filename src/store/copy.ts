@@ -3,10 +3,12 @@
 // timestamps, sessions, the ledger), in one PostgreSQL transaction that commits only once
 // the copy has been verified. Both stores must be migrated to the same version first.
 //
-// Values cross as they are: both dialects store timestamps as ISO 8601 text, flags as 0/1
-// integers (migration 0002) and amounts as BIGINT, which better-sqlite3 reads as numbers and
+// Values cross as they are: timestamps are ISO 8601 text (which PostgreSQL takes into the
+// timestamptz of usage_records and refused_requests, migration 0020), flags 0/1 integers
+// (migration 0002) and amounts BIGINT, which better-sqlite3 reads as numbers and
 // dialects/postgres.ts parses back to numbers, so no column needs converting.
 import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, sql, type Kysely } from 'kysely';
+import { monthPartitionDdl, monthsCovering, PARTITIONED_TABLES } from './partitions.js';
 import type { Db } from './sql.js';
 import { STORE_TABLES, type StoreTable } from './tables.js';
 
@@ -66,6 +68,7 @@ async function copySnapshot(snapshot: Db, target: Db): Promise<StoreCopyReport> 
     // that it is empty and the copy; readers are not blocked.
     await sql`lock table ${sql.join(STORE_TABLES.map((table) => sql.table(table)))} in exclusive mode`.execute(trx);
     await requireEmpty(trx);
+    await makePartitions(snapshot, trx);
 
     const tables: StoreCopyReport['tables'] = [];
     for (const table of STORE_TABLES) tables.push({ table, rows: await copyTable(snapshot, trx, table) });
@@ -112,6 +115,15 @@ async function requireEmpty(trx: Db): Promise<void> {
     throw new StoreCopyError(
       `the target database is not empty (rows in ${withRows.join(', ')}); copy only into a new database, nothing was written`,
     );
+  }
+}
+
+/** The monthly partitions (partitions.ts) the rows need, made in the copy's transaction, which holds the tables' locks. */
+async function makePartitions(snapshot: Db, trx: Db): Promise<void> {
+  for (const table of PARTITIONED_TABLES) {
+    const { rows } = await sql<{ first: string | null; last: string | null }>`select min(created_at) as first, max(created_at) as last from ${sql.table(table)}`.execute(snapshot);
+    const { first, last } = rows[0] ?? {};
+    if (first && last) for (const month of monthsCovering(first, last)) await monthPartitionDdl(table, month).execute(trx);
   }
 }
 

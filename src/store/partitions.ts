@@ -31,6 +31,11 @@ export function monthsBetween(fromIso: string, untilIso: string): string[] {
   return months;
 }
 
+/** Every month from `firstIso`'s to `lastIso`'s, both included (the span of rows there are). */
+export function monthsCovering(firstIso: string, lastIso: string): string[] {
+  return monthsBetween(firstIso, new Date(new Date(lastIso).getTime() + 1).toISOString());
+}
+
 /** The months from `nowIso`'s to MONTHS_AHEAD after it. */
 export function monthsAhead(nowIso: string): string[] {
   const months = [monthOf(nowIso)];

@@ -6,7 +6,7 @@
 // and range-scans as time. On both, the daily rollups the charts and reports read, filled
 // from the rows there are.
 import { sql, type Kysely } from 'kysely';
-import { monthEnd, monthsAhead, monthsBetween, monthPartitionDdl, type PartitionedTable } from '../partitions.js';
+import { monthEnd, monthsAhead, monthsCovering, monthPartitionDdl, type PartitionedTable } from '../partitions.js';
 import { isPostgres, type MigrationDb } from './dialect.js';
 
 const USAGE_COLUMNS = `
@@ -76,7 +76,7 @@ async function partitionByMonth(db: Kysely<MigrationDb>, table: PartitionedTable
   const months = new Set(monthsAhead(new Date().toISOString()));
   const first = span[0]?.first;
   const last = span[0]?.last;
-  if (first && last) for (const month of monthsBetween(first, new Date(new Date(last).getTime() + 1).toISOString())) months.add(month);
+  if (first && last) for (const month of monthsCovering(first, last)) months.add(month);
   for (const month of [...months].sort()) {
     await monthPartitionDdl(table, month).execute(db);
     // A month at a time: each statement's work (and its sort into the indexes) stays bounded.
