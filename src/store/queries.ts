@@ -20,7 +20,7 @@ export type KeyQueries = Pick<Store, 'findKeyByHash' | 'findKeyById' | 'listKeys
 export type LedgerQueries = Pick<Store, 'balanceOf' | 'listLedger'>;
 
 /** The dashboard's usage and request log, and the operator's usage report. */
-export type UsageQueries = Pick<Store, 'listUsage' | 'summarizeUsage' | 'reportUsage' | 'listRequestLog'>;
+export type UsageQueries = Pick<Store, 'listUsage' | 'summarizeUsage' | 'reportUsage' | 'listRequestLog' | 'exportUsage'>;
 
 /** The operator's list of redemption codes. */
 export type CodeQueries = Pick<Store, 'listRedemptionCodes' | 'findRedemptionCode'>;

@@ -2,17 +2,17 @@
 // serves SQLite and PostgreSQL.
 import type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
 import type { RequestLogStore } from './request-log-store.js';
-import type { UsageBasis, UsageOutcome } from './usage-basis.js';
 import type { AccountQuery, AdminStore } from './admin-store.js';
 import type { ApiKeyRecord, KeyUpdate, NewApiKey } from './key-records.js';
 import type { WebhookStore } from './webhook-store.js';
-import type { UsageReport, UsageTotals } from './report-records.js';
+import type { UsageReport } from './report-records.js';
 import type { Account, AccountRole, AccountStatus, SubscriptionStatus } from './account-records.js';
 import type { OrgStore, SpendScope } from './org-store.js';
 import type { AuthMethod, OidcIdentityStore } from './oidc-identities.js';
 import type { AlertStore } from './alert-store.js';
 import type { InvitationStore } from './invitation-store.js';
 import type { UsageDataStore } from './usage-data-store.js';
+import type { CappedCharge, TimeRange, UsageRecord, UsageSummary } from './usage-records.js';
 
 /** What a change event is about: a key (revoked), an account (status, tier), or a balance. */
 export type ChangeKind = 'key' | 'account' | 'balance';
@@ -43,48 +43,6 @@ export interface NewLedgerEntry {
 export interface VersionedBalance {
   balanceMicros: number;
   version: number;
-}
-
-/** One chat request that reached a model. */
-export interface UsageRecord {
-  id: string;
-  requestId: string;
-  accountId: string;
-  keyId: string;
-  /** In an organisation: the member who made the key (budgets and usage by member count it). */
-  memberId: string | null;
-  model: string;
-  /** Every input token; the kinds below are parts of it (billing/usage.ts). */
-  promptTokens: number;
-  /** Every output token, reasoning included. */
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  reasoningTokens: number;
-  /** The upstream's report, or lmgate's count (the upstream gave none). */
-  basis: UsageBasis;
-  outcome: UsageOutcome;
-  /** Price × usage, kind by kind: what the answer's `usage.cost` said. */
-  costMicros: number;
-  /** Of `costMicros`, what the account could not pay: its balance reached 0. */
-  shortfallMicros: number;
-  /** What the request held at admission (its worst case as estimated). */
-  heldMicros: number;
-  latencyMs: number;
-  /** HTTP status the client saw (499 when it disconnected first). */
-  status: number;
-  streamed: boolean;
-  finishReason: string | null;
-  createdAt: string;
-}
-
-/** A usage charge the balance could not cover in full: it was cut to what was left. */
-export interface CappedCharge {
-  accountId: string;
-  usageId: string;
-  costMicros: number;
-  chargedMicros: number;
 }
 
 /** What a write changed that others may hold a copy of: a key, an account, a balance. */
@@ -148,19 +106,6 @@ export type RedeemOutcome =
   | { outcome: 'redeemed'; codeId: string; amountMicros: number; balanceMicros: number }
   | { outcome: 'unknown' | 'expired' | 'already_redeemed' };
 
-/** Usage summed per UTC day (`YYYY-MM-DD`); days without requests are absent. */
-export interface UsageSummary {
-  days: (UsageTotals & { date: string })[];
-  byModel: (UsageTotals & { date: string; model: string })[];
-  byKey: (UsageTotals & { date: string; keyId: string })[];
-}
-
-/** Half-open: from `fromIso` (inclusive) to `untilIso` (exclusive). */
-export interface TimeRange {
-  fromIso: string;
-  untilIso: string;
-}
-
 /** What a subscription event says about an account's plan. */
 export interface SubscriptionState {
   tier: string;
@@ -183,6 +128,7 @@ export interface NewSignUp {
 export type { ApiKeyRecord, CreditPeriod, KeyControls, KeyCreditLimit, KeyUpdate, NewApiKey } from './key-records.js';
 export type { AutoRecharge, NewPayment, Payment, PaymentChanges, PaymentKind, PaymentRef, PaymentStatus, StripeCustomer, StripeEventRecord } from './payment-records.js';
 export type { UsageReport, UsageReportTotals, UsageTotals } from './report-records.js';
+export type { CappedCharge, TimeRange, UsageRecord, UsageSummary } from './usage-records.js';
 export type { Account, AccountKind, AccountRole, AccountStatus, SubscriptionStatus } from './account-records.js';
 export type { AccountQuery, Actor, AdminKeyRecord, AdminScope, AuditAction, AuditEntry, AuditQuery, AuditState, NewAdminKey, NewAuditEntry } from './admin-store.js';
 

@@ -1,7 +1,7 @@
 // Usage data at scale, as the Store port holds it: the raw records streamed out in pages
 // (exports), checked against the daily rollups and the ledger (`lmgate usage verify`), and
 // dropped past the retention (whole monthly partitions on PostgreSQL, batches on SQLite).
-import type { TimeRange, UsageRecord } from './store.js';
+import type { TimeRange, UsageRecord } from './usage-records.js';
 
 /** Which raw usage records an export reads, oldest first unless `newestFirst`. */
 export interface UsageExportQuery extends TimeRange {

@@ -57,33 +57,54 @@ export async function spendOf(db: Db, scope: SpendScope, sinceIso: string | null
   return checkMicros(Number(row.spent) + unstoredMicros - Number(row.stored_of_listed));
 }
 
+/**
+ * An account's usage per UTC day, and per day and model or key, from the daily rollups:
+ * a read of one account's days in the primary key (account_id, day, ...), however many
+ * requests they hold, and still whole for days whose raw records are past the retention.
+ */
 export async function summarizeUsage(db: Db, accountId: string, range: TimeRange, options: { memberId?: string } = {}): Promise<UsageSummary> {
-  // created_at is ISO 8601 UTC text, so its first ten characters are the UTC day on both
-  // databases, and the range is an index range scan on (account_id, created_at).
-  const day = sql<string>`substr(created_at, 1, 10)`;
+  const { fromDay, untilDay } = rollupDays(range);
   const base = db
-    .selectFrom('usage_records')
+    .selectFrom('usage_daily')
     .where('account_id', '=', accountId)
-    .where('created_at', '>=', range.fromIso)
-    .where('created_at', '<', range.untilIso)
+    .where('day', '>=', fromDay)
+    .where('day', '<', untilDay)
+    // A key has one member for its whole life, so a rollup row is all one member's.
     .$call((q) => (options.memberId === undefined ? q : q.where('member_id', '=', options.memberId)))
     .select((eb) => [
-      day.as('day'),
-      eb.fn.countAll<number | string>().as('requests'),
+      'day',
+      eb.fn.sum<number | string>('requests').as('requests'),
       eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
       eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
       eb.fn.sum<number | string>('cost_micros').as('cost_micros'),
     ]);
   const [days, byModel, byKey] = await Promise.all([
-    base.groupBy(day).orderBy(day).execute(),
-    base.select('model').groupBy([day, 'model']).orderBy(day).orderBy('model').execute(),
-    base.select('key_id').groupBy([day, 'key_id']).orderBy(day).orderBy('key_id').execute(),
+    base.groupBy('day').orderBy('day').execute(),
+    base.select('model').groupBy(['day', 'model']).orderBy('day').orderBy('model').execute(),
+    base.select('key_id').groupBy(['day', 'key_id']).orderBy('day').orderBy('key_id').execute(),
   ]);
   return {
     days: days.map(toUsageTotals),
     byModel: byModel.map((row) => ({ ...toUsageTotals(row), model: row.model })),
     byKey: byKey.map((row) => ({ ...toUsageTotals(row), keyId: row.key_id })),
   };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The UTC days (`YYYY-MM-DD`; `fromDay` inclusive, `untilDay` exclusive) with which the
+ * rollups answer a time range: every day [fromIso, untilIso) touches. The dashboard and
+ * the console ask for whole days, midnight to midnight, where this is exact; a range that
+ * starts or ends within a day gets that whole day, since a day's rollup cannot be cut.
+ */
+export function rollupDays(range: TimeRange): { fromDay: string; untilDay: string } {
+  const fromMs = Date.parse(range.fromIso);
+  const untilMs = Date.parse(range.untilIso);
+  const fromDay = new Date(fromMs).toISOString().slice(0, 10);
+  // An empty range stays empty rather than growing into its day.
+  if (!(untilMs > fromMs)) return { fromDay, untilDay: fromDay };
+  return { fromDay, untilDay: new Date(Math.ceil(untilMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10) };
 }
 
 function checkUsageRecord(record: UsageRecord): void {
@@ -98,7 +119,7 @@ function checkUsageRecord(record: UsageRecord): void {
   }
 }
 
-function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
+export function toUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
   return {
     id: row.id,
     requestId: row.request_id,

@@ -57,6 +57,8 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     await partitionByMonth(db, 'refused_requests', REFUSAL_COLUMNS);
   }
   await createRollups(db);
+  // A usage record's ledger entry, found from the record (`lmgate usage verify` joins them by day).
+  await db.schema.createIndex('ledger_entries_reference').on('ledger_entries').column('reference').execute();
 }
 
 async function partitionByMonth(db: Kysely<MigrationDb>, table: PartitionedTable, columns: string): Promise<void> {
