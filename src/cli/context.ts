@@ -9,13 +9,29 @@ import type { Actor, Store } from '../store/store.js';
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+  /**
+   * Writes part of a large output (lines with their ends), settled once the reader can take
+   * more: an export of millions of rows into a slow pipe waits instead of queueing in
+   * memory. Without it, the lines go through `out`.
+   */
+  write?: (chunk: string) => Promise<void>;
   /** Where a secret is read from (cli/secret-input.ts); the process's stdin when unset. */
   secretInput?: NodeJS.ReadableStream;
 }
 
+/** The write's callback reports the error; the event is the same one again. */
+const ignoreStdoutError = (): void => {};
+
 export const processIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  write: (chunk) => {
+    // A reader that left (`| head`) fails the write's callback with EPIPE, and stdout then
+    // also emits it: without a listener that event would crash the process with a stack.
+    if (!process.stdout.listeners('error').includes(ignoreStdoutError)) process.stdout.on('error', ignoreStdoutError);
+    // The callback comes once the chunk is handed over: a full pipe makes the export wait.
+    return new Promise<void>((resolve, reject) => process.stdout.write(chunk, (err) => (err ? reject(err) : resolve())));
+  },
 };
 
 /** Who the audit log says made a CLI change: the operating-system user running it. */

@@ -119,6 +119,21 @@ several separated by commas or with --scope more than once.`,
 
 Each upstream deployment's health, in-flight requests, outcomes and latency, as the running
 server sees it (its /metrics; --url names another server).`,
+  'usage export': `usage: lmgate usage export --from DATE --to DATE [--account A | --org ORG] [--format csv|jsonl]
+
+Writes the raw usage records of the period to stdout, oldest first, read a page at a time
+so memory stays flat however many there are: CSV with a header line (the dashboard's
+columns, then id, account_id, member_id), or with --format jsonl one JSON object per line.
+Every account's records, or one account's (--account, an id or email) or organisation's
+(--org, an id or name). DATE is a UTC day, YYYY-MM-DD; --to includes that whole day. Either
+may also be an ISO 8601 timestamp with a zone (2026-01-31T12:00:00Z); --to then ends just
+before it.`,
+  'usage verify': `usage: lmgate usage verify --from DATE --to DATE
+
+Checks, for each UTC day of the period (--to included), the daily rollups against the raw
+usage records, and each account's usage charges in the ledger against its records. Prints
+each difference and exits 1; exits 0 when they agree. Days whose raw records are past the
+retention are skipped.`,
   'store copy': `usage: lmgate store copy --to URL
 
 Copies the SQLite store into an empty PostgreSQL database (postgres://...) and verifies it.
@@ -144,6 +159,7 @@ export const OVERVIEW_HELP = `usage: lmgate <command> [options]   (every command
   payments list | replay                       payments received through Stripe
   upstreams [--url URL]                        upstream deployments' health
   store copy --to URL                          copy the SQLite store into PostgreSQL
+  usage export | verify --from DATE --to DATE  raw usage records out; check the rollups
 
   lmgate help COMMAND [SUBCOMMAND], or lmgate COMMAND [SUBCOMMAND] --help: one command
   lmgate --version

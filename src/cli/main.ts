@@ -22,6 +22,7 @@ import { orgsCommand } from './orgs.js';
 import { paymentsCommand } from './payments.js';
 import { storeCommand } from './store-copy.js';
 import { upstreamsCommand } from './upstreams.js';
+import { usageCommand } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 
 const OPTIONS = {
@@ -42,6 +43,7 @@ const OPTIONS = {
   'credit-limit': { type: 'string' },
   url: { type: 'string' },
   workers: { type: 'string' },
+  from: { type: 'string' },
   to: { type: 'string' },
   scope: { type: 'string' },
   comp: { type: 'boolean' },
@@ -58,6 +60,8 @@ const OPTIONS = {
   events: { type: 'string' },
   'balance-below': { type: 'string' },
   'budget-thresholds': { type: 'string' },
+  account: { type: 'string' },
+  format: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Options that name a list: given more than once, their values add up (`--scope read --scope keys`). */
@@ -142,6 +146,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
         return await upstreamsCommand(config, args, io);
       case 'store':
         return await storeCommand(config, args, io);
+      case 'usage':
+        return await usageCommand(config, args, io);
       default:
         throw new CliError(`unknown command "${command}"`);
     }

@@ -1,7 +1,9 @@
 // Raw usage records streamed out a page at a time (the dashboard's CSV, `lmgate usage
 // export`): memory holds one page, whatever the range, and each page is one index range
 // scan that starts where the last one ended (keyset pagination), never an OFFSET that
-// rereads what came before.
+// rereads what came before. Each page is its own statement: a record stamped behind the
+// cursor while it moves would be missed, but a record is stamped when it was served and
+// written seconds later, so a period that has ended exports whole.
 import { checkLimit, type Db } from './sql.js';
 import type { UsageRecord } from './store.js';
 import type { UsageExportQuery } from './usage-data-store.js';
@@ -30,8 +32,9 @@ export async function* exportUsage(db: Db, query: UsageExportQuery): AsyncIterab
       const { createdAt, id } = last;
       // The bound on created_at alone narrows the index range on both databases; the
       // disjunction only breaks ties within one instant. A row value `(created_at, id) >
-      // (?, ?)` would be shorter, but no index here ends in id, and PostgreSQL would then
-      // use the row value as a filter only, reading the range from its start on every page.
+      // (?, ?)` would be shorter, but the account's and member's indexes do not end in id,
+      // and PostgreSQL then uses it as a filter only, reading the range from its start on
+      // every page.
       page = newestFirst
         ? page.where((eb) => eb.and([eb('created_at', '<=', createdAt), eb.or([eb('created_at', '<', createdAt), eb('id', '<', id)])]))
         : page.where((eb) => eb.and([eb('created_at', '>=', createdAt), eb.or([eb('created_at', '>', createdAt), eb('id', '>', id)])]));

@@ -3,22 +3,20 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { formatCredits } from '../../money.js';
+import { USAGE_CSV_HEADER, usageCsvRow } from '../../billing/usage-csv.js';
 import { Nullable, type TypeBoxFastify } from '../../http/typebox.js';
-import type { Account, UsageRecord, UsageTotals } from '../../store/store.js';
+import type { Account, TimeRange, UsageTotals } from '../../store/store.js';
 import { ownOnly, signedIn, type DashboardServices } from '../context.js';
 import { TokenKinds } from '../views.js';
 import type { JsonOf } from '../../http/typebox.js';
 import type * as Json from '../api-types.js';
-import { DayRangeQuery, dayTimeRange, parseDayRange } from '../../validation/usage-range.js';
+import { DayRangeQuery, parseDayRange } from '../../validation/usage-range.js';
 
 const RECENT_LIMIT = 100;
+/** Records per read of the CSV, and per chunk it sends. */
+const CSV_PAGE_SIZE = 1_000;
 /** The days, and in an organisation one member's usage (`member`: their account id). */
 const UsageQuery = Type.Object({ ...DayRangeQuery.properties, member: Type.Optional(Type.String({ maxLength: 100 })) });
-// New columns go at the end, so a script that reads the first ones by position keeps working.
-const CSV_HEADER =
-  'created_at,request_id,model,key_id,key_name,prompt_tokens,completion_tokens,cost_credits,latency_ms,status,streamed,finish_reason,' +
-  'cached_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,basis,outcome,unpaid_credits';
 
 const Totals = {
   requests: Type.Integer(),
@@ -111,20 +109,27 @@ export function usageRoutes(dashboard: TypeBoxFastify, services: DashboardServic
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="lmgate-usage-${range.from}-${range.to}.csv"`)
-      .send(Readable.from(csvLines(account.id, range.days, names, memberId)));
+      .send(Readable.from(csvLines(account.id, range.time, names, memberId)));
   });
 
   /**
-   * The header, then every request of the period, newest first, one UTC day at a time: a
-   * year of heavy use is streamed, never held in memory whole.
+   * The header, then every request of the period, newest first, read a page at a time: a
+   * year of heavy use is streamed, never held in memory whole. A page goes out as one
+   * chunk, so the stream is not a write per row.
    */
-  async function* csvLines(accountId: string, days: readonly string[], names: Map<string, string>, memberId: string | undefined): AsyncGenerator<string> {
-    yield `${CSV_HEADER}\r\n`;
-    for (const day of [...days].reverse()) {
-      const { fromIso, untilIso } = dayTimeRange(day);
-      const records = await store.listUsage(accountId, { sinceIso: fromIso, untilIso, memberId });
-      if (records.length > 0) yield records.map((record) => `${csvRow(record, names.get(record.keyId) ?? '')}\r\n`).join('');
+  async function* csvLines(accountId: string, time: TimeRange, names: Map<string, string>, memberId: string | undefined): AsyncGenerator<string> {
+    yield `${USAGE_CSV_HEADER}\r\n`;
+    let chunk = '';
+    let rows = 0;
+    for await (const record of store.exportUsage({ ...time, accountId, memberId, newestFirst: true, pageSize: CSV_PAGE_SIZE })) {
+      chunk += `${usageCsvRow(record, names.get(record.keyId) ?? '')}\r\n`;
+      if (++rows === CSV_PAGE_SIZE) {
+        yield chunk;
+        chunk = '';
+        rows = 0;
+      }
     }
+    if (chunk !== '') yield chunk;
   }
 }
 
@@ -141,37 +146,4 @@ function totals(row: UsageTotals | undefined): UsageTotals {
     completionTokens: row?.completionTokens ?? 0,
     costMicros: row?.costMicros ?? 0,
   };
-}
-
-function csvRow(record: UsageRecord, keyName: string): string {
-  return [
-    record.createdAt,
-    csvText(record.requestId),
-    csvText(record.model),
-    record.keyId,
-    csvText(keyName),
-    record.promptTokens,
-    record.completionTokens,
-    formatCredits(record.costMicros),
-    record.latencyMs,
-    record.status,
-    record.streamed,
-    csvText(record.finishReason ?? ''),
-    record.cachedTokens,
-    record.cacheWriteTokens,
-    record.cacheWrite1hTokens,
-    record.reasoningTokens,
-    record.basis,
-    record.outcome,
-    formatCredits(record.shortfallMicros),
-  ].join(',');
-}
-
-/**
- * RFC 4180 quoting, and a leading apostrophe for text a spreadsheet would run as a formula
- * (a key named `=HYPERLINK(...)` is the customer's own text, but opened in Excel it is code).
- */
-function csvText(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
