@@ -21,6 +21,7 @@ export const USAGE_DAILY_SUMS = [
   'shortfall_micros',
 ] as const;
 export const USAGE_DAILY_COLUMNS = [...USAGE_DAILY_KEY, 'member_id', ...USAGE_DAILY_SUMS] as const;
+export type UsageDailyRow = UsageDailyTable;
 
 export const REFUSAL_DAILY_KEY = ['account_id', 'day', 'key_id', 'status'] as const;
 export const REFUSAL_DAILY_COLUMNS = [...REFUSAL_DAILY_KEY, 'member_id', 'requests'] as const;
@@ -33,7 +34,7 @@ function shapeOf(table: RollupTable): { columns: readonly string[]; key: readonl
     : { columns: REFUSAL_DAILY_COLUMNS, key: REFUSAL_DAILY_KEY, sums: ['requests'] };
 }
 
-function conflictClause(table: RollupTable): string {
+export function conflictClause(table: RollupTable): string {
   const { key, sums } = shapeOf(table);
   return `ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${sums.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
 }
@@ -66,7 +67,7 @@ export function dayOf(iso: string): string {
  * (so concurrent batches upsert shared groups in the same order). `shortfalls` holds the
  * final shortfall of records the batch capped.
  */
-export function usageRollups(stored: readonly UsageRecord[], shortfalls: ReadonlyMap<string, number>): UsageDailyTable[] {
+export function usageRollups(stored: readonly UsageRecord[], shortfalls: ReadonlyMap<string, number>): UsageDailyRow[] {
   const groups = new Map<string, UsageDailyTable>();
   for (const r of stored) {
     const day = dayOf(r.createdAt);

@@ -10,8 +10,9 @@ import { chunked, type Db } from '../sql.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
 import type { Database } from '../tables.js';
 import { monthOf, MonthPartitions } from '../partitions.js';
-import { shortfallsOf, upsertRollups, usageRollups } from '../usage-rollup.js';
-import { planUsageCharges, toUsageRow } from '../usage-rows.js';
+import { shortfallsOf, usageRollups } from '../usage-rollup.js';
+import { planUsageCharges } from '../usage-rows.js';
+import { debitBalances, insertLedger, insertUsage, setShortfalls, upsertUsageDaily } from './postgres-usage-bulk.js';
 
 const INT8_OID = 20;
 const DATE_OID = 1082;
@@ -78,10 +79,7 @@ function connectionFailure(err: unknown, connectionString: string): unknown {
   }
 }
 
-// Multi-row inserts stay far below the bound-parameter limit (65535): 13 columns × 200
-// rows, 6 × 500, and 1000 ids per IN list.
-const USAGE_ROWS_PER_INSERT = 200;
-const LEDGER_ROWS_PER_INSERT = 500;
+// IN lists stay far below the bound-parameter limit (65535).
 const IDS_PER_LOCK = 1000;
 
 function postgresDialect(partitions: MonthPartitions): Dialect {
@@ -131,39 +129,14 @@ async function recordUsageIn(dialect: Dialect, trx: Db, records: readonly UsageR
 
   // ON CONFLICT DO NOTHING ... RETURNING answers with the rows actually inserted: a record
   // already stored (a retried batch) is neither written nor charged. A concurrent insert of
-  // the same id waits for the other transaction and is then skipped, so checking for
+  // the same record waits for the other transaction and is then skipped, so checking for
   // existing ids first would race.
-  const inserted = new Set<string>();
-  for (const chunk of chunked(records, USAGE_ROWS_PER_INSERT)) {
-    const rows = await trx
-      .insertInto('usage_records')
-      .values(chunk.map(toUsageRow))
-      .onConflict((oc) => oc.columns(['created_at', 'id']).doNothing())
-      .returning('id')
-      .execute();
-    for (const row of rows) inserted.add(row.id);
-  }
-
+  const inserted = await insertUsage(trx, records);
   const stored = records.filter((r) => inserted.has(r.id));
   const { entries, chargedByAccount, capped } = planUsageCharges(stored, balances, at);
-  for (const chunk of chunked(entries, LEDGER_ROWS_PER_INSERT)) await trx.insertInto('ledger_entries').values(chunk).execute();
-  for (const [accountId, chargedMicros] of chargedByAccount) {
-    await trx
-      .updateTable('accounts')
-      .set((eb) => ({ balance_micros: eb('balance_micros', '-', chargedMicros), balance_version: eb('balance_version', '+', 1) }))
-      .where('id', '=', accountId)
-      .execute();
-  }
-  const createdAt = new Map(stored.map((r) => [r.id, r.createdAt]));
-  for (const cut of capped) {
-    // By the whole key: the partition is found from created_at.
-    await trx
-      .updateTable('usage_records')
-      .set({ shortfall_micros: cut.costMicros - cut.chargedMicros })
-      .where('created_at', '=', createdAt.get(cut.usageId)!)
-      .where('id', '=', cut.usageId)
-      .execute();
-  }
-  await upsertRollups(trx, 'usage_daily', usageRollups(stored, shortfallsOf(capped)));
+  await insertLedger(trx, entries);
+  await debitBalances(trx, chargedByAccount);
+  await setShortfalls(trx, capped, stored);
+  await upsertUsageDaily(trx, usageRollups(stored, shortfallsOf(capped)));
   return capped;
 }
