@@ -3,6 +3,7 @@
 // and the ledger agree.
 import { USAGE_EXPORT_CSV_HEADER, usageExportCsvRow } from '../billing/usage-csv.js';
 import type { Config } from '../config/schema.js';
+import { toUsageRow } from '../store/usage-rows.js';
 import type { Store, TimeRange, UsageRecord } from '../store/store.js';
 import { requireAccount, requireOrg, stringFlag, type ParsedCommand } from './args.js';
 import { CliError, withStore, type CliIo } from './context.js';
@@ -73,33 +74,9 @@ function keyNames(store: Pick<Store, 'listKeys'>): (record: UsageRecord) => Prom
   };
 }
 
-/** A record as one JSON line, in the snake_case of the CLI's other --json output. */
+/** A record as one JSON line: its stored columns (the snake_case of the CLI's other --json output), its key's name. */
 function usageJson(record: UsageRecord, keyName: string): Record<string, unknown> {
-  return {
-    id: record.id,
-    created_at: record.createdAt,
-    request_id: record.requestId,
-    account_id: record.accountId,
-    member_id: record.memberId,
-    key_id: record.keyId,
-    key_name: keyName,
-    model: record.model,
-    prompt_tokens: record.promptTokens,
-    completion_tokens: record.completionTokens,
-    cached_tokens: record.cachedTokens,
-    cache_write_tokens: record.cacheWriteTokens,
-    cache_write_1h_tokens: record.cacheWrite1hTokens,
-    reasoning_tokens: record.reasoningTokens,
-    basis: record.basis,
-    outcome: record.outcome,
-    cost_micros: record.costMicros,
-    shortfall_micros: record.shortfallMicros,
-    held_micros: record.heldMicros,
-    latency_ms: record.latencyMs,
-    status: record.status,
-    streamed: record.streamed,
-    finish_reason: record.finishReason,
-  };
+  return { ...toUsageRow(record), streamed: record.streamed, key_name: keyName };
 }
 
 async function verify(store: Store, range: TimeRange, args: ParsedCommand, io: CliIo): Promise<number> {
