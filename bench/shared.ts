@@ -149,7 +149,7 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
 }
 
 /** The CPU so far of every PostgreSQL server process on this machine (0 when none is local). */
-function postgresCpuSeconds(): number {
+export function postgresCpuSeconds(): number {
   const pids = spawnSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
   let total = 0;
   for (const pid of pids) {

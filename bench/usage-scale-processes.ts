@@ -2,9 +2,9 @@
 // (usage-scale-api-load.ts), and the export timed with its peak resident memory, by
 // `lmgate usage export` when the checkout has it, else by store.exportUsage
 // (usage-scale-export.ts), each a process of its own so its memory is its own.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { cpuSeconds, memoryBytes, ROOT, type Server } from './processes.js';
+import { memoryBytes, ROOT, type Server } from './processes.js';
 import type { ApiLoadFigures } from './usage-scale-api-load.js';
 
 const TIME = '/usr/bin/time';
@@ -110,20 +110,6 @@ export function showServerErrors(server: Server): void {
       console.log(`  lmgate logged: ${line.slice(0, 1200)}`);
     }
   });
-}
-
-/** The CPU so far of every PostgreSQL server process on this machine (0 when none is local). */
-export function postgresCpuSeconds(): number {
-  const pids = spawnSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      total += cpuSeconds(Number(pid));
-    } catch {
-      // a backend that exited between pgrep and the read
-    }
-  }
-  return total;
 }
 
 export function processCpuSeconds(): number {
