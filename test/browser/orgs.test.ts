@@ -177,7 +177,8 @@ describe('organisations in the dashboard', () => {
     await owner.page.waitForURL(new RegExp(`member=${member.id}`));
     const log = owner.page.getByTestId('request-log');
     await log.getByText('Member budget').waitFor();
-    expect(await log.locator('tbody tr').count()).toBe(4);
+    // The URL changes before the filtered page arrives: wait for the member's rows alone.
+    await expect.poll(() => log.locator('tbody tr').count(), { timeout: 10_000 }).toBe(4);
     expect(await log.innerText()).not.toContain('owner laptop');
 
     // The member sees no member filter: their own usage only.
