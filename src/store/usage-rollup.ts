@@ -21,7 +21,6 @@ export const USAGE_DAILY_SUMS = [
   'shortfall_micros',
 ] as const;
 export const USAGE_DAILY_COLUMNS = [...USAGE_DAILY_KEY, 'member_id', ...USAGE_DAILY_SUMS] as const;
-export type UsageDailyRow = UsageDailyTable;
 
 export const REFUSAL_DAILY_KEY = ['account_id', 'day', 'key_id', 'status'] as const;
 export const REFUSAL_DAILY_COLUMNS = [...REFUSAL_DAILY_KEY, 'member_id', 'requests'] as const;
@@ -67,7 +66,7 @@ export function dayOf(iso: string): string {
  * (so concurrent batches upsert shared groups in the same order). `shortfalls` holds the
  * final shortfall of records the batch capped.
  */
-export function usageRollups(stored: readonly UsageRecord[], shortfalls: ReadonlyMap<string, number>): UsageDailyRow[] {
+export function usageRollups(stored: readonly UsageRecord[], shortfalls: ReadonlyMap<string, number>): UsageDailyTable[] {
   const groups = new Map<string, UsageDailyTable>();
   for (const r of stored) {
     const day = dayOf(r.createdAt);

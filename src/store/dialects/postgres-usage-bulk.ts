@@ -3,13 +3,12 @@
 // of short statements with a fixed number of parameters, cheap to parse and plan, instead
 // of a multi-row VALUES per few hundred rows and an UPDATE per account (which made a batch
 // spread over many accounts cost a round trip each).
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { CappedCharge, UsageRecord } from '../store.js';
 import type { Db } from '../sql.js';
-import { conflictClause, USAGE_DAILY_COLUMNS, type UsageDailyRow } from '../usage-rollup.js';
+import { conflictClause, USAGE_DAILY_COLUMNS } from '../usage-rollup.js';
 import { toUsageRow } from '../usage-rows.js';
-import type { LedgerEntriesTable } from '../tables.js';
-import type { Insertable } from 'kysely';
+import type { LedgerEntriesTable, UsageDailyTable } from '../tables.js';
 
 type Columns = Readonly<Record<string, string>>;
 
@@ -60,6 +59,6 @@ export async function setShortfalls(trx: Db, capped: readonly CappedCharge[], st
     where usage_records.created_at = v.created_at and usage_records.id = v.id`.execute(trx);
 }
 
-export async function upsertUsageDaily(trx: Db, rows: readonly UsageDailyRow[]): Promise<void> {
+export async function upsertUsageDaily(trx: Db, rows: readonly UsageDailyTable[]): Promise<void> {
   if (rows.length > 0) await sql`insert into usage_daily ${unnested(DAILY_TYPES, rows)} ${sql.raw(conflictClause('usage_daily'))}`.execute(trx);
 }
