@@ -4,6 +4,7 @@ import type { Generated } from 'kysely';
 import type { WebhookTables } from './webhook-tables.js';
 import type { OidcIdentityTables } from './oidc-identity-tables.js';
 import type { AlertTables } from './alert-tables.js';
+import type { UsageRollupTables } from './usage-rollup-tables.js';
 import type { InvitationTables } from './invitation-tables.js';
 
 export interface AccountsTable {
@@ -294,7 +295,7 @@ export interface AdminKeysTable {
   revoked_at: string | null;
 }
 
-export interface Database extends WebhookTables, OidcIdentityTables, AlertTables, InvitationTables {
+export interface Database extends WebhookTables, OidcIdentityTables, AlertTables, InvitationTables, UsageRollupTables {
   accounts: AccountsTable;
   account_passwords: AccountPasswordsTable;
   account_tokens: AccountTokensTable;
@@ -340,6 +341,9 @@ const TABLES_IN_COPY_ORDER = {
   refused_requests: true,
   usage_daily: true,
   refusal_daily: true,
+  usage_models_daily: true,
+  usage_accounts_monthly: true,
+  usage_keys_monthly: true,
   stripe_customers: true,
   auto_recharges: true,
   stripe_events: true,

@@ -17,11 +17,16 @@ export interface UsageExportQuery extends TimeRange {
 
 /** One place where the rollups, the raw records or the ledger disagree (see verifyUsage). */
 export interface UsageDifference {
-  /** What was compared: the rollup of a (day, account, key, model, status) group, or an account's charges on a day. */
+  /**
+   * What was compared: the rollup of a (day, account, key, model, status) group against
+   * the raw records, or a rollup across accounts against usage_daily (`group` names its
+   * table; an account's month, a key's month, or a day's model and status); or an
+   * account's charges on a day.
+   */
   kind: 'rollup' | 'ledger';
   day: string;
   accountId: string;
-  /** The group, for a rollup difference: "key_id model status". */
+  /** The group, for a rollup difference: "key_id model status", or the rollup's table and its key. */
   group?: string;
   field: string;
   /** The value the raw records (or the ledger) give, and the one the rollup (or the records) give. */

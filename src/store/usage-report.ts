@@ -1,7 +1,8 @@
 // Usage read across accounts for the operator: sums over a period by UTC day, model,
-// account, key and status, read from the daily rollups (usage_daily, refusal_daily; never
-// the raw rows, so the cost of a read follows the days and keys it covers, not the traffic,
-// and periods past the raw rows' retention still add up); requests refused before any model
+// account, key and status, read from the rollups (usage_models_daily, the monthly ones
+// through usage-top.ts, usage_daily for one account, refusal_daily; never the raw rows, so
+// the cost of a read follows the days and keys it covers, not the traffic, and periods
+// past the raw rows' retention still add up); requests refused before any model
 // counted beside them by status; and the credits added per day from the ledger: sold (paid
 // for), redeemed (a redemption code: free) or granted.
 import { sql } from 'kysely';
@@ -9,6 +10,7 @@ import { checkMicros } from '../money.js';
 import { checkLimit, type Db } from './sql.js';
 import type { LedgerKind, TimeRange, UsageReport, UsageReportTotals } from './store.js';
 import { rollupDays } from './usage.js';
+import { topByCost, type RankedUsage } from './usage-top.js';
 
 const DEFAULT_TOP = 100;
 const SOLD: readonly LedgerKind[] = ['top_up', 'subscription_credit'];
@@ -31,23 +33,27 @@ interface TotalsRow {
  */
 export async function reportUsage(db: Db, range: TimeRange, options: { accountId?: string; top?: number } = {}): Promise<UsageReport> {
   const top = checkLimit(options.top ?? DEFAULT_TOP);
+  const { accountId } = options;
   const { fromDay, untilDay } = rollupDays(range);
-  const cost = sql<number | string>`sum(usage_daily.cost_micros)`;
-  let inRange = db.selectFrom('usage_daily').where('usage_daily.day', '>=', fromDay).where('usage_daily.day', '<', untilDay);
-  if (options.accountId !== undefined) inRange = inRange.where('usage_daily.account_id', '=', options.accountId);
+  // Days, models and statuses: of every account from their own rollup, of one from its rows
+  // in usage_daily. Both have these columns and the sums; the query names no table.
+  const source = accountId === undefined ? 'usage_models_daily' : ('usage_daily' as 'usage_models_daily');
+  let inRange = db.selectFrom(source).where('day', '>=', fromDay).where('day', '<', untilDay);
+  if (accountId !== undefined) inRange = inRange.where(sql.ref('account_id'), '=', accountId);
+  const cost = sql<number | string>`sum(cost_micros)`;
   const summed = inRange.select((eb) => [
-    eb.fn.sum<number | string>('usage_daily.requests').as('requests'),
-    eb.fn.sum<number | string>('usage_daily.prompt_tokens').as('prompt_tokens'),
-    eb.fn.sum<number | string>('usage_daily.completion_tokens').as('completion_tokens'),
+    eb.fn.sum<number | string>('requests').as('requests'),
+    eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
+    eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
     cost.as('cost_micros'),
-    eb.fn.sum<number | string>('usage_daily.cached_tokens').as('cached_tokens'),
-    sql<number | string>`sum(usage_daily.cache_write_tokens + usage_daily.cache_write_1h_tokens)`.as('cache_write_tokens'),
-    eb.fn.sum<number | string>('usage_daily.reasoning_tokens').as('reasoning_tokens'),
-    eb.fn.sum<number | string>('usage_daily.counted_requests').as('counted_requests'),
-    eb.fn.sum<number | string>('usage_daily.shortfall_micros').as('unpaid_micros'),
+    eb.fn.sum<number | string>('cached_tokens').as('cached_tokens'),
+    sql<number | string>`sum(cache_write_tokens + cache_write_1h_tokens)`.as('cache_write_tokens'),
+    eb.fn.sum<number | string>('reasoning_tokens').as('reasoning_tokens'),
+    eb.fn.sum<number | string>('counted_requests').as('counted_requests'),
+    eb.fn.sum<number | string>('shortfall_micros').as('unpaid_micros'),
   ]);
   let refused = db.selectFrom('refusal_daily').where('day', '>=', fromDay).where('day', '<', untilDay);
-  if (options.accountId !== undefined) refused = refused.where('account_id', '=', options.accountId);
+  if (accountId !== undefined) refused = refused.where('account_id', '=', accountId);
   let added = db
     .selectFrom('ledger_entries')
     // A redemption code's top-up names the code: credits given away, not sold.
@@ -58,33 +64,19 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     // Literal, as the partial index ledger_entries_added_created_at says it: SQLite uses a
     // partial index only for a query that repeats its condition.
     .where(sql<boolean>`ledger_entries.kind <> 'usage'`);
-  if (options.accountId !== undefined) added = added.where('ledger_entries.account_id', '=', options.accountId);
+  if (accountId !== undefined) added = added.where('ledger_entries.account_id', '=', accountId);
   // The ledger's created_at stays ISO 8601 UTC text: its first ten characters are the UTC day on both databases.
   const addedDay = sql<string>`substr(ledger_entries.created_at, 1, 10)`;
   const redeemed = sql<number>`case when redemption_codes.id is null then 0 else 1 end`;
   const [days, byModel, byAccount, byKey, byStatus, refusedByStatus, addedRows] = await Promise.all([
-    summed.select('usage_daily.day').groupBy('usage_daily.day').orderBy('usage_daily.day').execute(),
-    summed.select('usage_daily.model').groupBy('usage_daily.model').orderBy(cost, 'desc').orderBy('usage_daily.model').limit(top).execute(),
-    summed
-      .innerJoin('accounts', 'accounts.id', 'usage_daily.account_id')
-      .select(['usage_daily.account_id', 'accounts.email'])
-      .groupBy(['usage_daily.account_id', 'accounts.email'])
-      .orderBy(cost, 'desc')
-      .orderBy('usage_daily.account_id')
-      .limit(top)
-      .execute(),
-    summed
-      .leftJoin('api_keys', 'api_keys.id', 'usage_daily.key_id')
-      .select(['usage_daily.key_id', 'usage_daily.account_id', 'api_keys.name'])
-      .groupBy(['usage_daily.key_id', 'usage_daily.account_id', 'api_keys.name'])
-      .orderBy(cost, 'desc')
-      .orderBy('usage_daily.key_id')
-      .limit(top)
-      .execute(),
+    summed.select('day').groupBy('day').orderBy('day').execute(),
+    summed.select('model').groupBy('model').orderBy(cost, 'desc').orderBy('model').limit(top).execute(),
+    topByCost(db, 'account', fromDay, untilDay, top, { accountId }),
+    topByCost(db, 'key', fromDay, untilDay, top, { accountId }),
     inRange
-      .select((eb) => ['usage_daily.status', eb.fn.sum<number | string>('usage_daily.requests').as('requests')])
-      .groupBy('usage_daily.status')
-      .orderBy('usage_daily.status')
+      .select((eb) => ['status', eb.fn.sum<number | string>('requests').as('requests')])
+      .groupBy('status')
+      .orderBy('status')
       .execute(),
     refused.select((eb) => ['status', eb.fn.sum<number | string>('requests').as('requests')]).groupBy('status').execute(),
     added
@@ -92,6 +84,10 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
       .groupBy([addedDay, 'ledger_entries.kind', redeemed])
       .orderBy(addedDay)
       .execute(),
+  ]);
+  const [emails, keyNames] = await Promise.all([
+    namesOf(db, 'accounts', 'email', byAccount.map((row) => row.id)),
+    namesOf(db, 'api_keys', 'name', byKey.map((row) => row.id)),
   ]);
   const creditsAdded = new Map<string, UsageReport['creditsAdded'][number]>();
   for (const row of addedRows) {
@@ -105,10 +101,32 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
   return {
     days: days.map((row) => ({ date: row.day, ...totalsOf(row) })),
     byModel: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
-    byAccount: byAccount.map((row) => ({ accountId: row.account_id, email: row.email, ...totalsOf(row) })),
-    byKey: byKey.map((row) => ({ keyId: row.key_id, keyName: row.name ?? '', accountId: row.account_id, ...totalsOf(row) })),
+    // An account is never deleted; a key may be, and then has no name.
+    byAccount: byAccount.map((row) => ({ accountId: row.id, email: emails.get(row.id) ?? '', ...rankedTotals(row) })),
+    byKey: byKey.map((row) => ({ keyId: row.id, keyName: keyNames.get(row.id) ?? '', accountId: row.accountId, ...rankedTotals(row) })),
     byStatus: statusCounts(byStatus, refusedByStatus),
     creditsAdded: [...creditsAdded.values()],
+  };
+}
+
+/** The `column` of each of `ids` in `table` (read for the few ranked rows only). */
+async function namesOf(db: Db, table: 'accounts' | 'api_keys', column: 'email' | 'name', ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; name: string }>`select id, ${sql.ref(column)} as name from ${sql.table(table)} where id in (${sql.join(ids)})`.execute(db);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+function rankedTotals({ sums }: RankedUsage): UsageReportTotals {
+  return {
+    requests: sums.requests,
+    promptTokens: sums.prompt_tokens,
+    completionTokens: sums.completion_tokens,
+    costMicros: sums.cost_micros,
+    cachedTokens: sums.cached_tokens,
+    cacheWriteTokens: sums.cache_write_tokens + sums.cache_write_1h_tokens,
+    reasoningTokens: sums.reasoning_tokens,
+    countedRequests: sums.counted_requests,
+    unpaidMicros: sums.shortfall_micros,
   };
 }
 

@@ -25,12 +25,26 @@ export const USAGE_DAILY_COLUMNS = [...USAGE_DAILY_KEY, 'member_id', ...USAGE_DA
 export const REFUSAL_DAILY_KEY = ['account_id', 'day', 'key_id', 'status'] as const;
 export const REFUSAL_DAILY_COLUMNS = [...REFUSAL_DAILY_KEY, 'member_id', 'requests'] as const;
 
-type RollupTable = 'usage_daily' | 'refusal_daily';
+/** The rollups across accounts (migration 0021): each usage_daily's sums under a coarser key. */
+export const COARSE_ROLLUP_KEYS = {
+  usage_models_daily: ['day', 'model', 'status'],
+  usage_accounts_monthly: ['month', 'account_id'],
+  usage_keys_monthly: ['month', 'key_id'],
+} as const;
+export type CoarseRollupTable = keyof typeof COARSE_ROLLUP_KEYS;
+export const COARSE_ROLLUP_COLUMNS: Record<CoarseRollupTable, readonly string[]> = {
+  usage_models_daily: [...COARSE_ROLLUP_KEYS.usage_models_daily, ...USAGE_DAILY_SUMS],
+  usage_accounts_monthly: [...COARSE_ROLLUP_KEYS.usage_accounts_monthly, ...USAGE_DAILY_SUMS],
+  // A key's account rides along: never part of the key, a key has one for its whole life.
+  usage_keys_monthly: [...COARSE_ROLLUP_KEYS.usage_keys_monthly, 'account_id', ...USAGE_DAILY_SUMS],
+};
+
+type RollupTable = 'usage_daily' | 'refusal_daily' | CoarseRollupTable;
 
 function shapeOf(table: RollupTable): { columns: readonly string[]; key: readonly string[]; sums: readonly string[] } {
-  return table === 'usage_daily'
-    ? { columns: USAGE_DAILY_COLUMNS, key: USAGE_DAILY_KEY, sums: USAGE_DAILY_SUMS }
-    : { columns: REFUSAL_DAILY_COLUMNS, key: REFUSAL_DAILY_KEY, sums: ['requests'] };
+  if (table === 'usage_daily') return { columns: USAGE_DAILY_COLUMNS, key: USAGE_DAILY_KEY, sums: USAGE_DAILY_SUMS };
+  if (table === 'refusal_daily') return { columns: REFUSAL_DAILY_COLUMNS, key: REFUSAL_DAILY_KEY, sums: ['requests'] };
+  return { columns: COARSE_ROLLUP_COLUMNS[table], key: COARSE_ROLLUP_KEYS[table], sums: USAGE_DAILY_SUMS };
 }
 
 export function conflictClause(table: RollupTable): string {
@@ -92,6 +106,46 @@ export function usageRollups(stored: readonly UsageRecord[], shortfalls: Readonl
     row.shortfall_micros += shortfalls.get(r.id) ?? r.shortfallMicros;
   }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+/** The first day of a day's UTC month, as the monthly rollups key it. */
+export function monthOf(day: string): string {
+  return `${day.slice(0, 7)}-01`;
+}
+
+/** The first day of the UTC month after `month`'s. */
+export function nextMonth(month: string): string {
+  const at = new Date(`${month.slice(0, 7)}-01T00:00:00.000Z`);
+  at.setUTCMonth(at.getUTCMonth() + 1);
+  return at.toISOString().slice(0, 10);
+}
+
+/**
+ * The rows a batch adds to each rollup across accounts, summed from its usage_daily rows,
+ * each table's in key order (so concurrent batches lock shared rows in the same order).
+ */
+export function coarseRollups(daily: readonly UsageDailyTable[]): Record<CoarseRollupTable, Record<string, string | number>[]> {
+  const sum = (table: CoarseRollupTable, groups: Map<string, Record<string, string | number>>, row: UsageDailyTable, key: Record<string, string | number>): void => {
+    const id = COARSE_ROLLUP_KEYS[table].map((column) => key[column]).join('\u0000');
+    const group = groups.get(id);
+    if (group === undefined) {
+      groups.set(id, { ...key, ...Object.fromEntries(USAGE_DAILY_SUMS.map((column) => [column, row[column]])) });
+      return;
+    }
+    for (const column of USAGE_DAILY_SUMS) group[column] = (group[column] as number) + row[column];
+  };
+  const models = new Map<string, Record<string, string | number>>();
+  const accounts = new Map<string, Record<string, string | number>>();
+  const keys = new Map<string, Record<string, string | number>>();
+  for (const row of daily) {
+    const month = monthOf(row.day);
+    sum('usage_models_daily', models, row, { day: row.day, model: row.model, status: row.status });
+    sum('usage_accounts_monthly', accounts, row, { month, account_id: row.account_id });
+    sum('usage_keys_monthly', keys, row, { month, key_id: row.key_id, account_id: row.account_id });
+  }
+  const inKeyOrder = (groups: Map<string, Record<string, string | number>>) =>
+    [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return { usage_models_daily: inKeyOrder(models), usage_accounts_monthly: inKeyOrder(accounts), usage_keys_monthly: inKeyOrder(keys) };
 }
 
 export function refusalRollups(refusals: readonly RefusedRequest[]): RefusalDailyTable[] {

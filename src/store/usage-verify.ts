@@ -8,13 +8,14 @@
 // is left to check it against. The oldest day itself may have been cut within the day
 // (refusals are pruned at now less their retention), so there only a rollup short of its
 // raw rows is reported, never raw rows short of their rollup. The ledger check follows the
-// records that are left and holds on every day.
+// records that are left and holds on every day. Then the rollups across accounts, a month
+// at a time, against usage_daily: those hold on every month.
 import { sql } from 'kysely';
 import type { Db } from './sql.js';
 import type { TimeRange } from './store.js';
 import type { UsageDifference } from './usage-data-store.js';
 import { rollupDays } from './usage.js';
-import { USAGE_DAILY_SUMS } from './usage-rollup.js';
+import { monthOf, nextMonth, USAGE_DAILY_SUMS } from './usage-rollup.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -49,6 +50,10 @@ export async function verifyUsage(db: Db, range: TimeRange): Promise<UsageDiffer
         .execute((trx) => pass.check(trx, checked));
       differences.push(...(day === oldest ? found.filter((difference) => difference.kind === 'ledger' || difference.expected > difference.actual) : found));
     }
+  }
+  for (let month = monthOf(fromDay); month < untilDay; month = nextMonth(month)) {
+    const checked = month;
+    differences.push(...(await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => checkCoarseMonth(trx, checked))));
   }
   return differences.sort((a, b) => compare(a.day, b.day) || compare(a.accountId, b.accountId) || compare(a.kind, b.kind) || compare(a.group ?? '', b.group ?? ''));
 }
@@ -125,6 +130,50 @@ async function checkUsageDay(db: Db, day: string): Promise<UsageDifference[]> {
     if (expected !== actual) differences.push({ kind: 'ledger', day, accountId, field: 'charged_micros', expected, actual });
   }
   return differences;
+}
+
+/**
+ * The rollups across accounts of one month against usage_daily's rows (which the check
+ * above holds to the raw records): they outlive the raw rows, so every month is checked.
+ * A difference is dated by the month's first day, or by its day for a day's model rows.
+ */
+async function checkCoarseMonth(db: Db, month: string): Promise<UsageDifference[]> {
+  const inMonth = db.selectFrom('usage_daily').where('day', '>=', month).where('day', '<', nextMonth(month));
+  const summed = inMonth.select((eb) => USAGE_DAILY_SUMS.map((column) => eb.fn.sum<number | string>(column).as(column)));
+  const [accounts, keys, models, rolledAccounts, rolledKeys, rolledModels] = await Promise.all([
+    summed.select('account_id').groupBy('account_id').execute(),
+    summed.select(['key_id', (eb) => eb.fn.max('account_id').as('account_id')]).groupBy('key_id').execute(),
+    summed.select(['day', 'model', 'status']).groupBy(['day', 'model', 'status']).execute(),
+    db.selectFrom('usage_accounts_monthly').where('month', '=', month).selectAll().execute(),
+    db.selectFrom('usage_keys_monthly').where('month', '=', month).selectAll().execute(),
+    db.selectFrom('usage_models_daily').where('day', '>=', month).where('day', '<', nextMonth(month)).selectAll().execute(),
+  ]);
+  type Grouped = { day: string; accountId: string; group: string; sums: UsageSums };
+  const compareGroups = (expected: Grouped[], actual: Grouped[]): UsageDifference[] => {
+    const differences: UsageDifference[] = [];
+    const byKey = (rows: Grouped[]) => new Map(rows.map((row) => [`${row.day} ${row.accountId} ${row.group}`, row]));
+    const want = byKey(expected);
+    const have = byKey(actual);
+    for (const key of new Set([...want.keys(), ...have.keys()])) {
+      const { day, accountId, group } = (want.get(key) ?? have.get(key))!;
+      for (const field of USAGE_DAILY_SUMS) {
+        const wanted = want.get(key)?.sums[field] ?? 0;
+        const had = have.get(key)?.sums[field] ?? 0;
+        if (wanted !== had) differences.push({ kind: 'rollup', day, accountId, group, field, expected: wanted, actual: had });
+      }
+    }
+    return differences;
+  };
+  const account = (row: Summed & { account_id: string }): Grouped => ({ day: month, accountId: row.account_id, group: 'usage_accounts_monthly', sums: sumsOf(row) });
+  const key = (row: Summed & { key_id: string; account_id: string }): Grouped => ({ day: month, accountId: row.account_id, group: `usage_keys_monthly ${row.key_id}`, sums: sumsOf(row) });
+  const model = (row: Summed & { day: string; model: string; status: number | string }): Grouped => ({
+    day: String(row.day), accountId: '', group: `usage_models_daily ${row.model} ${Number(row.status)}`, sums: sumsOf(row),
+  });
+  return [
+    ...compareGroups(accounts.map(account), rolledAccounts.map(account)),
+    ...compareGroups(keys.map(key), rolledKeys.map(key)),
+    ...compareGroups(models.map(model), rolledModels.map(model)),
+  ];
 }
 
 /** Each (account, key, status) count of the day's refused requests against its refusal_daily row. */

@@ -71,7 +71,7 @@ describe.each(STORE_BACKENDS)('migration 0020 (usage at scale) on $name', (backe
     const before = await moneyOf(store, accounts);
     const usageBefore = await Promise.all(accounts.map((id) => store.listUsage(id)));
 
-    expect(await store.migrate()).toEqual(['0020_usage_scale']);
+    expect(await store.migrate()).toEqual(['0020_usage_scale', '0021_usage_operator_rollups']);
 
     expect(await moneyOf(store, accounts)).toEqual(before);
     // Records read back field for field, times included (timestamptz on PostgreSQL).

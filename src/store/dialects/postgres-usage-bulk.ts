@@ -6,7 +6,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { CappedCharge, UsageRecord } from '../store.js';
 import type { Db } from '../sql.js';
-import { conflictClause, USAGE_DAILY_COLUMNS } from '../usage-rollup.js';
+import { COARSE_ROLLUP_COLUMNS, coarseRollups, conflictClause, USAGE_DAILY_COLUMNS, type CoarseRollupTable } from '../usage-rollup.js';
 import { toUsageRow } from '../usage-rows.js';
 import type { LedgerEntriesTable, UsageDailyTable } from '../tables.js';
 
@@ -20,9 +20,11 @@ const USAGE_TYPES: Columns = {
   latency_ms: 'int4', status: 'int4', streamed: 'int4', finish_reason: 'varchar', created_at: 'timestamptz',
 };
 const LEDGER_TYPES: Columns = { account_id: 'varchar', kind: 'varchar', amount_micros: 'int8', reason: 'varchar', reference: 'varchar', created_at: 'varchar' };
-const DAILY_TYPES: Columns = Object.fromEntries(
-  USAGE_DAILY_COLUMNS.map((column) => [column, column === 'day' ? 'date' : column === 'status' ? 'int4' : /_id$|model/.test(column) ? 'varchar' : 'int8']),
-);
+/** A rollup column's type: its days and months are dates, its ids and models text, its sums bigint. */
+const rollupTypes = (columns: readonly string[]): Columns =>
+  Object.fromEntries(columns.map((column) => [column, /^(day|month)$/.test(column) ? 'date' : column === 'status' ? 'int4' : /_id$|model/.test(column) ? 'varchar' : 'int8']));
+const DAILY_TYPES = rollupTypes(USAGE_DAILY_COLUMNS);
+const COARSE_TYPES = Object.fromEntries(Object.entries(COARSE_ROLLUP_COLUMNS).map(([table, columns]) => [table, rollupTypes(columns)])) as Record<CoarseRollupTable, Columns>;
 
 /** `(columns) select * from unnest($1::type[], ...)`: the rows as one array per column. */
 function unnested(types: Columns, rows: readonly object[]) {
@@ -59,6 +61,11 @@ export async function setShortfalls(trx: Db, capped: readonly CappedCharge[], st
     where usage_records.created_at = v.created_at and usage_records.id = v.id`.execute(trx);
 }
 
-export async function upsertUsageDaily(trx: Db, rows: readonly UsageDailyTable[]): Promise<void> {
-  if (rows.length > 0) await sql`insert into usage_daily ${unnested(DAILY_TYPES, rows)} ${sql.raw(conflictClause('usage_daily'))}`.execute(trx);
+/** Adds a batch's usage_daily rows, and their sums to the rollups across accounts, in one statement. */
+export async function upsertUsageRollups(trx: Db, rows: readonly UsageDailyTable[]): Promise<void> {
+  if (rows.length === 0) return;
+  const coarse = Object.entries(coarseRollups(rows)) as [CoarseRollupTable, object[]][];
+  // Data-modifying CTEs: one round trip, each table's upsert in key order.
+  const upserts = coarse.map(([table, tableRows]) => sql`${sql.id(`add_${table}`)} as (insert into ${sql.table(table)} ${unnested(COARSE_TYPES[table], tableRows)} ${sql.raw(conflictClause(table))})`);
+  await sql`with ${sql.join(upserts)} insert into usage_daily ${unnested(DAILY_TYPES, rows)} ${sql.raw(conflictClause('usage_daily'))}`.execute(trx);
 }

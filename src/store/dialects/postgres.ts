@@ -12,7 +12,7 @@ import type { Database } from '../tables.js';
 import { monthOf, MonthPartitions } from '../partitions.js';
 import { shortfallsOf, usageRollups } from '../usage-rollup.js';
 import { planUsageCharges } from '../usage-rows.js';
-import { debitBalances, insertLedger, insertUsage, setShortfalls, upsertUsageDaily } from './postgres-usage-bulk.js';
+import { debitBalances, insertLedger, insertUsage, setShortfalls, upsertUsageRollups } from './postgres-usage-bulk.js';
 
 const INT8_OID = 20;
 const DATE_OID = 1082;
@@ -137,6 +137,6 @@ async function recordUsageIn(dialect: Dialect, trx: Db, records: readonly UsageR
   await insertLedger(trx, entries);
   await debitBalances(trx, chargedByAccount);
   await setShortfalls(trx, capped, stored);
-  await upsertUsageDaily(trx, usageRollups(stored, shortfallsOf(capped)));
+  await upsertUsageRollups(trx, usageRollups(stored, shortfallsOf(capped)));
   return capped;
 }

@@ -5,7 +5,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { checkMicros } from '../../money.js';
 import { NotFoundInStoreError, type CappedCharge, type UsageRecord } from '../store.js';
-import { shortfallsOf, upsertSql, USAGE_DAILY_COLUMNS, usageRollups, valuesOf } from '../usage-rollup.js';
+import { COARSE_ROLLUP_COLUMNS, coarseRollups, shortfallsOf, upsertSql, USAGE_DAILY_COLUMNS, usageRollups, valuesOf, type CoarseRollupTable } from '../usage-rollup.js';
 import { planUsageCharges } from '../usage-rows.js';
 
 type Write = (records: readonly UsageRecord[], at: string) => CappedCharge[];
@@ -49,6 +49,9 @@ export class SqliteUsageBulk {
     );
     const debitBalance = this.sqlite.prepare('UPDATE accounts SET balance_micros = balance_micros - ?, balance_version = balance_version + 1 WHERE id = ?');
     const upsertDaily = this.sqlite.prepare(upsertSql('usage_daily'));
+    const upsertCoarse = Object.fromEntries(
+      Object.keys(COARSE_ROLLUP_COLUMNS).map((table) => [table, this.sqlite.prepare(upsertSql(table as CoarseRollupTable))]),
+    ) as Record<CoarseRollupTable, SqliteDatabase.Statement>;
 
     return this.sqlite.transaction<Write>((records, at) => {
       const balances = new Map<string, number>();
@@ -71,7 +74,11 @@ export class SqliteUsageBulk {
       for (const e of entries) insertLedger.run(e.account_id, e.kind, e.amount_micros, e.reason, e.reference, e.created_at);
       for (const [accountId, chargedMicros] of chargedByAccount) debitBalance.run(chargedMicros, accountId);
       for (const cut of capped) setShortfall.run(cut.costMicros - cut.chargedMicros, cut.usageId);
-      for (const row of usageRollups(inserted, shortfallsOf(capped))) upsertDaily.run(...valuesOf(row, USAGE_DAILY_COLUMNS));
+      const daily = usageRollups(inserted, shortfallsOf(capped));
+      for (const row of daily) upsertDaily.run(...valuesOf(row, USAGE_DAILY_COLUMNS));
+      for (const [table, rows] of Object.entries(coarseRollups(daily)) as [CoarseRollupTable, object[]][]) {
+        for (const row of rows) upsertCoarse[table].run(...valuesOf(row, COARSE_ROLLUP_COLUMNS[table]));
+      }
       return capped;
     });
   }

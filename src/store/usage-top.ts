@@ -1,0 +1,175 @@
+// The accounts or keys that cost the most in a period, exactly, without summing every one.
+// A period of many months across 10,000 accounts is hundreds of thousands of rollup rows;
+// the monthly rollups (usage_accounts_monthly, usage_keys_monthly) are ranked by cost
+// within each month, so the top of a period is found from the top of each of its months:
+//
+// 1. Candidates: the `depth` costliest of each month. One that is in no month's list cost
+//    at most the last listed cost of each month (0 where a list holds the whole month), so
+//    at most their sum, the bound.
+// 2. Each candidate's exact totals: whole months from the monthly rows, the days of a month
+//    the period only cuts from usage_daily (a candidate's days there are at most its month).
+// 3. When the `top`-th candidate cost more than the bound, no other can be above it, and
+//    the answer is exact. Otherwise the lists go deeper; past MAX_CANDIDATES the period's
+//    usage_daily rows are summed whole, as they always can be.
+import { sql } from 'kysely';
+import { checkMicros } from '../money.js';
+import type { Db } from './sql.js';
+import { monthOf, nextMonth, USAGE_DAILY_SUMS } from './usage-rollup.js';
+
+export type UsageSums = Record<(typeof USAGE_DAILY_SUMS)[number], number>;
+export interface RankedUsage {
+  /** The account's id, or the key's. */
+  id: string;
+  accountId: string;
+  sums: UsageSums;
+}
+
+const SCOPES = {
+  account: { monthly: 'usage_accounts_monthly', id: 'account_id' },
+  key: { monthly: 'usage_keys_monthly', id: 'key_id' },
+} as const;
+export type RankedBy = keyof typeof SCOPES;
+
+const FIRST_DEPTH = 256;
+/** Candidates asked for by id at most: far below either database's bound on parameters. */
+const MAX_CANDIDATES = 20_000;
+
+export interface TopOptions {
+  /** One account's own (it, or its keys): its rows are few, and summed whole. */
+  accountId?: string;
+  /** The first lists' depth (tests make it small to reach the deeper rounds). */
+  firstDepth?: number;
+}
+
+/** The `top` costliest in [fromDay, untilDay) (UTC days), costliest first, then by id. */
+export async function topByCost(db: Db, by: RankedBy, fromDay: string, untilDay: string, top: number, options: TopOptions = {}): Promise<RankedUsage[]> {
+  if (top === 0 || fromDay >= untilDay) return [];
+  if (options.accountId !== undefined) return rank(await totalsOf(db, by, [], fromDay, untilDay, null, options.accountId)).slice(0, top);
+  const months = monthsOf(fromDay, untilDay);
+  for (let depth = Math.max(options.firstDepth ?? FIRST_DEPTH, 2 * top); depth * months.length <= MAX_CANDIDATES; depth *= 4) {
+    const lists = await monthTops(db, by, months, depth);
+    const complete = lists.every((list) => list.length < depth);
+    const bound = lists.reduce((sum, list) => sum + (list.length < depth ? 0 : list[list.length - 1]!.cost), 0);
+    const ids = [...new Set(lists.flat().map((row) => row.id))];
+    const ranked = rank(await totalsOf(db, by, months, fromDay, untilDay, ids));
+    if (complete || (ranked.length >= top && ranked[top - 1]!.sums.cost_micros > bound)) return ranked.slice(0, top);
+  }
+  return rank(await totalsOf(db, by, [], fromDay, untilDay, null)).slice(0, top);
+}
+
+interface MonthPart {
+  month: string;
+  /** The days of the month in the period: all of it, or [fromDay, untilDay). */
+  whole: boolean;
+  fromDay: string;
+  untilDay: string;
+}
+
+function monthsOf(fromDay: string, untilDay: string): MonthPart[] {
+  const parts: MonthPart[] = [];
+  for (let month = monthOf(fromDay); month < untilDay; month = nextMonth(month)) {
+    const end = nextMonth(month);
+    const from = fromDay > month ? fromDay : month;
+    const until = untilDay < end ? untilDay : end;
+    parts.push({ month, whole: from === month && until === end, fromDay: from, untilDay: until });
+  }
+  return parts;
+}
+
+/** Each month's `depth` costliest ids with their cost, costliest first: one statement. */
+async function monthTops(db: Db, by: RankedBy, months: readonly MonthPart[], depth: number): Promise<{ id: string; cost: number }[][]> {
+  const { monthly, id } = SCOPES[by];
+  const lists = months.map(
+    ({ month }, i) => sql`select * from (select ${i} as part, ${sql.ref(id)} as id, cost_micros as cost from ${sql.table(monthly)}
+      where month = ${month} order by cost_micros desc limit ${depth}) as ${sql.id(`m${i}`)}`,
+  );
+  const { rows } = await sql<{ part: number | string; id: string; cost: number | string }>`${sql.join(lists, sql` union all `)}`.execute(db);
+  const byMonth = months.map((): { id: string; cost: number }[] => []);
+  for (const row of rows) byMonth[Number(row.part)]!.push({ id: row.id, cost: Number(row.cost) });
+  for (const list of byMonth) list.sort((a, b) => b.cost - a.cost);
+  return byMonth;
+}
+
+/**
+ * Exact totals in the period of `ids` (null: of every account or key with usage in it).
+ * A month the period holds whole is its monthly row. A month it cuts is summed from
+ * usage_daily: its days in the period, or, when those are most of the month (this month
+ * up to today), the monthly row less the month's other days, which are fewer (or, days
+ * yet to come, hold nothing).
+ */
+async function totalsOf(
+  db: Db, by: RankedBy, months: readonly MonthPart[], fromDay: string, untilDay: string, ids: readonly string[] | null, accountId?: string,
+): Promise<RankedUsage[]> {
+  const { monthly, id } = SCOPES[by];
+  if (ids !== null && ids.length === 0) return [];
+  const plus: DayRange[] = [];
+  const minus: DayRange[] = [];
+  const wholeMonths: string[] = [];
+  if (ids === null) plus.push({ fromDay, untilDay });
+  for (const part of months) {
+    if (part.whole) {
+      wholeMonths.push(part.month);
+      continue;
+    }
+    const end = nextMonth(part.month);
+    const outside = [
+      { fromDay: part.month, untilDay: part.fromDay },
+      { fromDay: part.untilDay, untilDay: end },
+    ].filter((range) => range.fromDay < range.untilDay);
+    if (daysIn(outside) < daysIn([part])) {
+      wholeMonths.push(part.month);
+      minus.push(...outside);
+    } else {
+      plus.push(part);
+    }
+  }
+  const summed = sql.join(USAGE_DAILY_SUMS.map((column) => sql`sum(${sql.ref(column)}) as ${sql.ref(column)}`));
+  const idIn = ids !== null ? sql`${sql.ref(id)} in (${sql.join(ids)})` : accountId !== undefined ? sql`account_id = ${accountId}` : sql`1 = 1`;
+  const inDays = (ranges: readonly DayRange[]) => sql.join(ranges.map((range) => sql`(day >= ${range.fromDay} and day < ${range.untilDay})`), sql` or `);
+  const queries = [];
+  if (wholeMonths.length > 0) {
+    queries.push(sql`select ${sql.ref(id)} as id, max(account_id) as account_id, ${summed} from ${sql.table(monthly)}
+      where month in (${sql.join(wholeMonths)}) and ${idIn} group by ${sql.ref(id)}`);
+  }
+  if (plus.length + minus.length > 0) {
+    // One pass over the days: those taken away from a month's row count negative.
+    const signed =
+      minus.length === 0
+        ? summed
+        : sql.join(USAGE_DAILY_SUMS.map((column) => sql`sum(case when ${inDays(minus)} then -${sql.ref(column)} else ${sql.ref(column)} end) as ${sql.ref(column)}`));
+    queries.push(sql`select ${sql.ref(id)} as id, max(account_id) as account_id, ${signed} from usage_daily
+      where (${inDays([...plus, ...minus])}) and ${idIn} group by ${sql.ref(id)}`);
+  }
+  const totals = new Map<string, RankedUsage>();
+  for (const query of queries) {
+    const { rows } = await sql<Record<string, string | number | null>>`${query}`.execute(db);
+    for (const row of rows) {
+      const key = String(row.id);
+      const total = totals.get(key) ?? { id: key, accountId: String(row.account_id), sums: zeroSums() };
+      for (const column of USAGE_DAILY_SUMS) total.sums[column] += Number(row[column] ?? 0);
+      totals.set(key, total);
+    }
+  }
+  for (const total of totals.values()) checkMicros(total.sums.cost_micros);
+  // A candidate listed for a month the period only cuts may have no usage in the period.
+  return [...totals.values()].filter((total) => total.sums.requests > 0);
+}
+
+interface DayRange {
+  fromDay: string;
+  untilDay: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function daysIn(ranges: readonly DayRange[]): number {
+  return ranges.reduce((days, range) => days + (Date.parse(range.untilDay) - Date.parse(range.fromDay)) / DAY_MS, 0);
+}
+
+function zeroSums(): UsageSums {
+  return Object.fromEntries(USAGE_DAILY_SUMS.map((column) => [column, 0])) as UsageSums;
+}
+
+function rank(rows: RankedUsage[]): RankedUsage[] {
+  return rows.sort((a, b) => b.sums.cost_micros - a.sums.cost_micros || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
