@@ -3,11 +3,11 @@
 // the monthly rollups (usage_accounts_monthly, usage_keys_monthly) are ranked by cost
 // within each month, so the top of a period is found from the top of each of its months:
 //
-// 1. Candidates: the `depth` costliest of each month. One that is in no month's list cost
-//    at most the last listed cost of each month (0 where a list holds the whole month), so
-//    at most their sum, the bound.
+// 1. Candidates: the `depth` costliest of each month (of a month the period cuts to a few
+//    days, of those days). One that is in no month's list cost at most the last listed cost
+//    of each month (0 where a list holds the whole month), so at most their sum, the bound.
 // 2. Each candidate's exact totals: whole months from the monthly rows, the days of a month
-//    the period only cuts from usage_daily (a candidate's days there are at most its month).
+//    the period cuts from usage_daily (or the month less its days outside the period).
 // 3. When the `top`-th candidate cost more than the bound, no other can be above it, and
 //    the answer is exact. Otherwise the lists go deeper; past MAX_CANDIDATES the period's
 //    usage_daily rows are summed whole, as they always can be.
@@ -57,13 +57,28 @@ export async function topByCost(db: Db, by: RankedBy, fromDay: string, untilDay:
   return rank(await totalsOf(db, by, [], fromDay, untilDay, null)).slice(0, top);
 }
 
+/**
+ * How a month of the period is summed: `whole`, its monthly row; `less`, its monthly row
+ * less the days `outside` the period (when those are fewer: this month up to today);
+ * `days`, its days in the period from usage_daily.
+ */
 interface MonthPart {
   month: string;
-  /** The days of the month in the period: all of it, or [fromDay, untilDay). */
-  whole: boolean;
+  how: 'whole' | 'less' | 'days';
+  /** The month's days in the period. */
+  fromDay: string;
+  untilDay: string;
+  outside: DayRange[];
+}
+
+interface DayRange {
   fromDay: string;
   untilDay: string;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A cut month of at most this many days ranks its ids from those days' rows: a bound far tighter than its month's. */
+const FEW_DAYS = 7;
 
 function monthsOf(fromDay: string, untilDay: string): MonthPart[] {
   const parts: MonthPart[] = [];
@@ -71,18 +86,39 @@ function monthsOf(fromDay: string, untilDay: string): MonthPart[] {
     const end = nextMonth(month);
     const from = fromDay > month ? fromDay : month;
     const until = untilDay < end ? untilDay : end;
-    parts.push({ month, whole: from === month && until === end, fromDay: from, untilDay: until });
+    const outside = [
+      { fromDay: month, untilDay: from },
+      { fromDay: until, untilDay: end },
+    ].filter((range) => range.fromDay < range.untilDay);
+    const how = outside.length === 0 ? 'whole' : daysIn(outside) < daysIn([{ fromDay: from, untilDay: until }]) ? 'less' : 'days';
+    parts.push({ month, how, fromDay: from, untilDay: until, outside });
   }
   return parts;
 }
 
-/** Each month's `depth` costliest ids with their cost, costliest first: one statement. */
+function daysIn(ranges: readonly DayRange[]): number {
+  return ranges.reduce((days, range) => days + (Date.parse(range.untilDay) - Date.parse(range.fromDay)) / DAY_MS, 0);
+}
+
+function inDays(ranges: readonly DayRange[]) {
+  return sql.join(ranges.map((range) => sql`(day >= ${range.fromDay} and day < ${range.untilDay})`), sql` or `);
+}
+
+/**
+ * Each part's `depth` costliest ids with their cost (in the month, or in a short cut's own
+ * days), costliest first: one statement.
+ */
 async function monthTops(db: Db, by: RankedBy, months: readonly MonthPart[], depth: number): Promise<{ id: string; cost: number }[][]> {
   const { monthly, id } = SCOPES[by];
-  const lists = months.map(
-    ({ month }, i) => sql`select * from (select ${i} as part, ${sql.ref(id)} as id, cost_micros as cost from ${sql.table(monthly)}
-      where month = ${month} order by cost_micros desc limit ${depth}) as ${sql.id(`m${i}`)}`,
-  );
+  const lists = months.map((part, i) => {
+    const list =
+      part.how === 'days' && daysIn([part]) <= FEW_DAYS
+        ? sql`select ${i} as part, ${sql.ref(id)} as id, sum(cost_micros) as cost from usage_daily
+            where ${inDays([part])} group by ${sql.ref(id)} order by sum(cost_micros) desc limit ${depth}`
+        : sql`select ${i} as part, ${sql.ref(id)} as id, cost_micros as cost from ${sql.table(monthly)}
+            where month = ${part.month} order by cost_micros desc limit ${depth}`;
+    return sql`select * from (${list}) as ${sql.id(`m${i}`)}`;
+  });
   const { rows } = await sql<{ part: number | string; id: string; cost: number | string }>`${sql.join(lists, sql` union all `)}`.execute(db);
   const byMonth = months.map((): { id: string; cost: number }[] => []);
   for (const row of rows) byMonth[Number(row.part)]!.push({ id: row.id, cost: Number(row.cost) });
@@ -91,41 +127,19 @@ async function monthTops(db: Db, by: RankedBy, months: readonly MonthPart[], dep
 }
 
 /**
- * Exact totals in the period of `ids` (null: of every account or key with usage in it).
- * A month the period holds whole is its monthly row. A month it cuts is summed from
- * usage_daily: its days in the period, or, when those are most of the month (this month
- * up to today), the monthly row less the month's other days, which are fewer (or, days
- * yet to come, hold nothing).
+ * Exact totals in the period of `ids` (null: of every account or key with usage in it),
+ * each part summed as its `how` says; both queries at once.
  */
 async function totalsOf(
   db: Db, by: RankedBy, months: readonly MonthPart[], fromDay: string, untilDay: string, ids: readonly string[] | null, accountId?: string,
 ): Promise<RankedUsage[]> {
   const { monthly, id } = SCOPES[by];
   if (ids !== null && ids.length === 0) return [];
-  const plus: DayRange[] = [];
-  const minus: DayRange[] = [];
-  const wholeMonths: string[] = [];
-  if (ids === null) plus.push({ fromDay, untilDay });
-  for (const part of months) {
-    if (part.whole) {
-      wholeMonths.push(part.month);
-      continue;
-    }
-    const end = nextMonth(part.month);
-    const outside = [
-      { fromDay: part.month, untilDay: part.fromDay },
-      { fromDay: part.untilDay, untilDay: end },
-    ].filter((range) => range.fromDay < range.untilDay);
-    if (daysIn(outside) < daysIn([part])) {
-      wholeMonths.push(part.month);
-      minus.push(...outside);
-    } else {
-      plus.push(part);
-    }
-  }
+  const wholeMonths = months.filter((part) => part.how !== 'days').map((part) => part.month);
+  const plus: DayRange[] = ids === null ? [{ fromDay, untilDay }] : months.filter((part) => part.how === 'days');
+  const minus = months.flatMap((part) => (part.how === 'less' ? part.outside : []));
   const summed = sql.join(USAGE_DAILY_SUMS.map((column) => sql`sum(${sql.ref(column)}) as ${sql.ref(column)}`));
   const idIn = ids !== null ? sql`${sql.ref(id)} in (${sql.join(ids)})` : accountId !== undefined ? sql`account_id = ${accountId}` : sql`1 = 1`;
-  const inDays = (ranges: readonly DayRange[]) => sql.join(ranges.map((range) => sql`(day >= ${range.fromDay} and day < ${range.untilDay})`), sql` or `);
   const queries = [];
   if (wholeMonths.length > 0) {
     queries.push(sql`select ${sql.ref(id)} as id, max(account_id) as account_id, ${summed} from ${sql.table(monthly)}
@@ -141,8 +155,8 @@ async function totalsOf(
       where (${inDays([...plus, ...minus])}) and ${idIn} group by ${sql.ref(id)}`);
   }
   const totals = new Map<string, RankedUsage>();
-  for (const query of queries) {
-    const { rows } = await sql<Record<string, string | number | null>>`${query}`.execute(db);
+  const results = await Promise.all(queries.map((query) => sql<Record<string, string | number | null>>`${query}`.execute(db)));
+  for (const { rows } of results) {
     for (const row of rows) {
       const key = String(row.id);
       const total = totals.get(key) ?? { id: key, accountId: String(row.account_id), sums: zeroSums() };
@@ -153,17 +167,6 @@ async function totalsOf(
   for (const total of totals.values()) checkMicros(total.sums.cost_micros);
   // A candidate listed for a month the period only cuts may have no usage in the period.
   return [...totals.values()].filter((total) => total.sums.requests > 0);
-}
-
-interface DayRange {
-  fromDay: string;
-  untilDay: string;
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-function daysIn(ranges: readonly DayRange[]): number {
-  return ranges.reduce((days, range) => days + (Date.parse(range.untilDay) - Date.parse(range.fromDay)) / DAY_MS, 0);
 }
 
 function zeroSums(): UsageSums {
