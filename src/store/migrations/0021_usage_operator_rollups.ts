@@ -33,6 +33,8 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
   // A key belongs to one account for its whole life.
   await sql`insert into usage_keys_monthly (month, key_id, account_id, ${SUMS})
     select ${month}, key_id, max(account_id), ${SUMMED} from usage_daily group by ${month}, key_id`.execute(db);
+  // Statistics now, not at autovacuum's leisure: the top of a month must be an index scan.
+  if (pg) await sql`analyze usage_models_daily, usage_accounts_monthly, usage_keys_monthly`.execute(db);
 }
 
 async function createSums(db: Kysely<MigrationDb>, table: string, keys: [string, string][], primaryKey: string[]): Promise<void> {
