@@ -3,6 +3,7 @@
 // write path (`recordUsage`, batches of the usage writer's size, a few in flight).
 import { generateApiKey } from '../src/auth/api-key.js';
 import { newTimeOrderedId } from '../src/ids.js';
+import { createRandom } from '../src/models/lorem-text.js';
 import type { Store, UsageRecord } from '../src/store/store.js';
 import type { UsageOutcome } from '../src/store/usage-basis.js';
 
@@ -87,7 +88,8 @@ export function benchPeriod(nowMs: number): { fromMs: number; untilMs: number } 
  * seeded generator, so two runs of a size write the same shape.
  */
 export function* generateRecords(accounts: BenchAccounts, total: number, period: { fromMs: number; untilMs: number }): Generator<UsageRecord> {
-  const random = mulberry32(33);
+  // Seeded: the same records for the same size.
+  const random = createRandom(33);
   const others = accounts.all.slice(2);
   const cumulative = zipfCumulative(others.length);
   const stepMs = (period.untilMs - period.fromMs) / total;
@@ -201,14 +203,3 @@ function pick(cumulative: Float64Array, u: number): number {
   return low;
 }
 
-/** A small seeded generator (Mulberry32): the same records for the same size. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

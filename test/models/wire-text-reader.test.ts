@@ -4,20 +4,10 @@
 // (undefined: the caller parses), but whatever it answers must be what parsing gives for
 // the text's only member of that name, wherever it is (see wire.ts).
 import { describe, expect, it } from 'vitest';
+import { createRandom } from '../../src/models/lorem-text.js';
 import { ModelRenamer, plainCompletion, textFinishReason, textIndexIsZero, textStringMember, textUsage } from '../../src/models/upstream/wire.js';
 
 const BODIES = 20_000;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEY_NAMES = ['usage', 'finish_reason', 'index', 'model', 'prompt_tokens', 'completion_tokens', 'native_finish_reason', 'error', 'content', 'delta', 'x'];
 const TEXTS = ['hi', 'usage"', '"usage":{"prompt_tokens":1}', 'finish_reason":"stop', '\\', 'model":"m"', 'é ☃ 😀', '', 'index":0', 'say "content":"x"\\', 'a\n\tb\\"', '\\\\"'];
@@ -112,7 +102,7 @@ describe('the text readers of wire.ts against JSON.parse', () => {
   });
 
   it(`answer what parsing gives, or decline, on ${BODIES} generated bodies`, () => {
-    const { body, text } = generator(random(20_261_125));
+    const { body, text } = generator(createRandom(20_261_125));
     const answered = { usage: 0, finishReason: 0, index: 0, rename: 0, member: 0 };
     for (let i = 0; i < BODIES; i++) {
       const object = body();
