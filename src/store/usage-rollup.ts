@@ -28,8 +28,8 @@ export const REFUSAL_DAILY_COLUMNS = [...REFUSAL_DAILY_KEY, 'member_id', 'reques
 /** The rollups across accounts (migration 0021): each usage_daily's sums under a coarser key. */
 export const COARSE_ROLLUP_KEYS = {
   usage_models_daily: ['day', 'model', 'status'],
-  usage_accounts_monthly: ['month', 'account_id'],
-  usage_keys_monthly: ['month', 'key_id'],
+  usage_accounts_monthly: ['account_id', 'month'],
+  usage_keys_monthly: ['key_id', 'month'],
 } as const;
 export type CoarseRollupTable = keyof typeof COARSE_ROLLUP_KEYS;
 export const COARSE_ROLLUP_COLUMNS: Record<CoarseRollupTable, readonly string[]> = {

@@ -77,8 +77,14 @@ interface DayRange {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** A cut month of at most this many days ranks its ids from those days' rows: a bound far tighter than its month's. */
+/**
+ * In a period of one or two months, a month it cuts to at most this many days ranks its ids
+ * from those days' rows: a bound far tighter than its month's, which would be half the
+ * period's. Among more months one such month loosens the bound little, and its days' rows
+ * cost more to rank than its month's.
+ */
 const FEW_DAYS = 7;
+const FEW_MONTHS = 2;
 
 function monthsOf(fromDay: string, untilDay: string): MonthPart[] {
   const parts: MonthPart[] = [];
@@ -112,7 +118,7 @@ async function monthTops(db: Db, by: RankedBy, months: readonly MonthPart[], dep
   const { monthly, id } = SCOPES[by];
   const lists = months.map((part, i) => {
     const list =
-      part.how === 'days' && daysIn([part]) <= FEW_DAYS
+      part.how === 'days' && daysIn([part]) <= FEW_DAYS && months.length <= FEW_MONTHS
         ? sql`select ${i} as part, ${sql.ref(id)} as id, sum(cost_micros) as cost from usage_daily
             where ${inDays([part])} group by ${sql.ref(id)} order by sum(cost_micros) desc limit ${depth}`
         : sql`select ${i} as part, ${sql.ref(id)} as id, cost_micros as cost from ${sql.table(monthly)}

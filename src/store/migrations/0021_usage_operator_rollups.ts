@@ -18,8 +18,9 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
   const pg = isPostgres(db);
   const dayType = pg ? 'date' : 'varchar(10)';
   await createSums(db, 'usage_models_daily', [['day', dayType], ['model', 'varchar(200)'], ['status', 'integer']], ['day', 'model', 'status']);
-  await createSums(db, 'usage_accounts_monthly', [['month', dayType], ['account_id', 'varchar(40)']], ['month', 'account_id']);
-  await createSums(db, 'usage_keys_monthly', [['month', dayType], ['key_id', 'varchar(40)'], ['account_id', 'varchar(40)']], ['month', 'key_id']);
+  // Keyed by who first: a period's totals of a few hundred candidates read their months side by side.
+  await createSums(db, 'usage_accounts_monthly', [['month', dayType], ['account_id', 'varchar(40)']], ['account_id', 'month']);
+  await createSums(db, 'usage_keys_monthly', [['month', dayType], ['key_id', 'varchar(40)'], ['account_id', 'varchar(40)']], ['key_id', 'month']);
   // Each month's biggest spenders first: the top of a period reads a few rows of each month.
   await sql`create index usage_accounts_monthly_month_cost on usage_accounts_monthly (month, cost_micros desc)`.execute(db);
   await sql`create index usage_keys_monthly_month_cost on usage_keys_monthly (month, cost_micros desc)`.execute(db);
