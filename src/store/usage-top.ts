@@ -44,17 +44,18 @@ export interface TopOptions {
 /** The `top` costliest in [fromDay, untilDay) (UTC days), costliest first, then by id. */
 export async function topByCost(db: Db, by: RankedBy, fromDay: string, untilDay: string, top: number, options: TopOptions = {}): Promise<RankedUsage[]> {
   if (top === 0 || fromDay >= untilDay) return [];
-  if (options.accountId !== undefined) return rank(await totalsOf(db, by, [], fromDay, untilDay, null, options.accountId)).slice(0, top);
   const months = monthsOf(fromDay, untilDay);
+  if (options.accountId !== undefined) return rank(await totalsOf(db, by, months, { accountId: options.accountId })).slice(0, top);
   for (let depth = Math.max(options.firstDepth ?? FIRST_DEPTH, 2 * top); depth * months.length <= MAX_CANDIDATES; depth *= 4) {
     const lists = await monthTops(db, by, months, depth);
     const complete = lists.every((list) => list.length < depth);
     const bound = lists.reduce((sum, list) => sum + (list.length < depth ? 0 : list[list.length - 1]!.cost), 0);
     const ids = [...new Set(lists.flat().map((row) => row.id))];
-    const ranked = rank(await totalsOf(db, by, months, fromDay, untilDay, ids));
+    const ranked = rank(await totalsOf(db, by, months, { ids }));
     if (complete || (ranked.length >= top && ranked[top - 1]!.sums.cost_micros > bound)) return ranked.slice(0, top);
   }
-  return rank(await totalsOf(db, by, [], fromDay, untilDay, null)).slice(0, top);
+  // Every row of the period's days, as they are.
+  return rank(await totalsOf(db, by, months.map((part) => ({ ...part, how: 'days' as const })), 'all')).slice(0, top);
 }
 
 /**
@@ -133,19 +134,17 @@ async function monthTops(db: Db, by: RankedBy, months: readonly MonthPart[], dep
 }
 
 /**
- * Exact totals in the period of `ids` (null: of every account or key with usage in it),
- * each part summed as its `how` says; both queries at once.
+ * Exact totals in the period (its `months`, each part summed as its `how` says; both
+ * queries at once) of some ids, of one account's own, or of all with usage in it.
  */
-async function totalsOf(
-  db: Db, by: RankedBy, months: readonly MonthPart[], fromDay: string, untilDay: string, ids: readonly string[] | null, accountId?: string,
-): Promise<RankedUsage[]> {
+async function totalsOf(db: Db, by: RankedBy, months: readonly MonthPart[], of: { ids: readonly string[] } | { accountId: string } | 'all'): Promise<RankedUsage[]> {
   const { monthly, id } = SCOPES[by];
-  if (ids !== null && ids.length === 0) return [];
+  if (of !== 'all' && 'ids' in of && of.ids.length === 0) return [];
   const wholeMonths = months.filter((part) => part.how !== 'days').map((part) => part.month);
-  const plus: DayRange[] = ids === null ? [{ fromDay, untilDay }] : months.filter((part) => part.how === 'days');
+  const plus: DayRange[] = months.filter((part) => part.how === 'days');
   const minus = months.flatMap((part) => (part.how === 'less' ? part.outside : []));
   const summed = sql.join(USAGE_DAILY_SUMS.map((column) => sql`sum(${sql.ref(column)}) as ${sql.ref(column)}`));
-  const idIn = ids !== null ? sql`${sql.ref(id)} in (${sql.join(ids)})` : accountId !== undefined ? sql`account_id = ${accountId}` : sql`1 = 1`;
+  const idIn = of === 'all' ? sql`1 = 1` : 'ids' in of ? sql`${sql.ref(id)} in (${sql.join(of.ids)})` : sql`account_id = ${of.accountId}`;
   const queries = [];
   if (wholeMonths.length > 0) {
     queries.push(sql`select ${sql.ref(id)} as id, max(account_id) as account_id, ${summed} from ${sql.table(monthly)}

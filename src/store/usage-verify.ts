@@ -8,8 +8,8 @@
 // is left to check it against. The oldest day itself may have been cut within the day
 // (refusals are pruned at now less their retention), so there only a rollup short of its
 // raw rows is reported, never raw rows short of their rollup. The ledger check follows the
-// records that are left and holds on every day. Then the rollups across accounts, a month
-// at a time, against usage_daily: those hold on every month.
+// records that are left and holds on every day. Then the rollups across accounts against
+// usage_daily, a month at a time: those hold on every day, and every month the range holds.
 import { sql } from 'kysely';
 import type { Db } from './sql.js';
 import type { TimeRange } from './store.js';
@@ -52,8 +52,8 @@ export async function verifyUsage(db: Db, range: TimeRange): Promise<UsageDiffer
     }
   }
   for (let month = monthOf(fromDay); month < untilDay; month = nextMonth(month)) {
-    const checked = month;
-    differences.push(...(await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => checkCoarseMonth(trx, checked))));
+    const days = { fromDay: fromDay > month ? fromDay : month, untilDay: untilDay < nextMonth(month) ? untilDay : nextMonth(month) };
+    differences.push(...(await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => checkCoarseMonth(trx, month, days))));
   }
   return differences.sort((a, b) => compare(a.day, b.day) || compare(a.accountId, b.accountId) || compare(a.kind, b.kind) || compare(a.group ?? '', b.group ?? ''));
 }
@@ -133,20 +133,28 @@ async function checkUsageDay(db: Db, day: string): Promise<UsageDifference[]> {
 }
 
 /**
- * The rollups across accounts of one month against usage_daily's rows (which the check
- * above holds to the raw records): they outlive the raw rows, so every month is checked.
- * A difference is dated by the month's first day, or by its day for a day's model rows.
+ * The rollups across accounts in one month against usage_daily's rows (which the check
+ * above holds to the raw records); they outlive the raw rows, so every month is checked:
+ * the day's model rows on the range's `days` of it, the month's account and key rows when
+ * the range holds the whole month. A difference is dated by its day, or by the month's
+ * first day for a month's rows.
  */
-async function checkCoarseMonth(db: Db, month: string): Promise<UsageDifference[]> {
-  const inMonth = db.selectFrom('usage_daily').where('day', '>=', month).where('day', '<', nextMonth(month));
-  const summed = inMonth.select((eb) => USAGE_DAILY_SUMS.map((column) => eb.fn.sum<number | string>(column).as(column)));
+async function checkCoarseMonth(db: Db, month: string, days: { fromDay: string; untilDay: string }): Promise<UsageDifference[]> {
+  const whole = days.fromDay === month && days.untilDay === nextMonth(month);
+  const inDays = (from: string, until: string) =>
+    db
+      .selectFrom('usage_daily')
+      .where('day', '>=', from)
+      .where('day', '<', until)
+      .select((eb) => USAGE_DAILY_SUMS.map((column) => eb.fn.sum<number | string>(column).as(column)));
+  const none = Promise.resolve([]);
   const [accounts, keys, models, rolledAccounts, rolledKeys, rolledModels] = await Promise.all([
-    summed.select('account_id').groupBy('account_id').execute(),
-    summed.select(['key_id', (eb) => eb.fn.max('account_id').as('account_id')]).groupBy('key_id').execute(),
-    summed.select(['day', 'model', 'status']).groupBy(['day', 'model', 'status']).execute(),
-    db.selectFrom('usage_accounts_monthly').where('month', '=', month).selectAll().execute(),
-    db.selectFrom('usage_keys_monthly').where('month', '=', month).selectAll().execute(),
-    db.selectFrom('usage_models_daily').where('day', '>=', month).where('day', '<', nextMonth(month)).selectAll().execute(),
+    whole ? inDays(month, nextMonth(month)).select('account_id').groupBy('account_id').execute() : none,
+    whole ? inDays(month, nextMonth(month)).select(['key_id', (eb) => eb.fn.max('account_id').as('account_id')]).groupBy('key_id').execute() : none,
+    inDays(days.fromDay, days.untilDay).select(['day', 'model', 'status']).groupBy(['day', 'model', 'status']).execute(),
+    whole ? db.selectFrom('usage_accounts_monthly').where('month', '=', month).selectAll().execute() : none,
+    whole ? db.selectFrom('usage_keys_monthly').where('month', '=', month).selectAll().execute() : none,
+    db.selectFrom('usage_models_daily').where('day', '>=', days.fromDay).where('day', '<', days.untilDay).selectAll().execute(),
   ]);
   type Grouped = { day: string; accountId: string; group: string; sums: UsageSums };
   const compareGroups = (expected: Grouped[], actual: Grouped[]): UsageDifference[] => {

@@ -303,8 +303,12 @@ for (const backend of BACKENDS) {
       expect(json.code).toBe(1);
       const differences = JSON.parse(json.stdout) as { kind: string; day: string; accountId: string; expected: number; actual: number }[];
       expect(differences).toContainEqual(expect.objectContaining({ kind: 'rollup', day: DAYS[2], accountId: seeded.bob.id }));
-      const difference = differences.find((d) => d.kind === 'rollup')!;
+      const difference = differences.find((d) => d.kind === 'rollup' && d.accountId === seeded.bob.id)!;
       expect(difference.actual - difference.expected).toBe(1);
+      // The rollup across accounts of that day now differs from it, by as much.
+      const acrossAccounts = differences.find((d) => d.kind === 'rollup' && d.accountId === '')!;
+      expect(acrossAccounts).toMatchObject({ day: DAYS[2] });
+      expect(acrossAccounts.expected - acrossAccounts.actual).toBe(1);
       // Outside the planted day, still nothing.
       expect(await run('usage', 'verify', '--from', DAYS[0]!, '--to', DAYS[1]!)).toMatchObject({ code: 0 });
     });

@@ -24,6 +24,8 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
   // Each month's biggest spenders first: the top of a period reads a few rows of each month.
   await sql`create index usage_accounts_monthly_month_cost on usage_accounts_monthly (month, cost_micros desc)`.execute(db);
   await sql`create index usage_keys_monthly_month_cost on usage_keys_monthly (month, cost_micros desc)`.execute(db);
+  // One account's keys (the admin API's report of one account).
+  await sql`create index usage_keys_monthly_account_id_month on usage_keys_monthly (account_id, month)`.execute(db);
 
   // A month is its first day, as a day is stored (a date on PostgreSQL).
   const month = sql.raw(pg ? `date_trunc('month', day)::date` : `substr(day, 1, 7) || '-01'`);
