@@ -36,27 +36,22 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
   const { accountId } = options;
   const { fromDay, untilDay } = rollupDays(range);
   // Days, models and statuses: of every account from their own rollup, of one from its rows
-  // in usage_daily, read once grouped by all three and summed each way here. Both tables
-  // have these columns and the sums; the query names no other.
+  // in usage_daily. Both have these columns and the sums; the query names no table.
   const source = accountId === undefined ? 'usage_models_daily' : ('usage_daily' as 'usage_models_daily');
   let inRange = db.selectFrom(source).where('day', '>=', fromDay).where('day', '<', untilDay);
   if (accountId !== undefined) inRange = inRange.where(sql.ref('account_id'), '=', accountId);
-  const grouped = inRange
-    .select((eb) => [
-      'day',
-      'model',
-      'status',
-      eb.fn.sum<number | string>('requests').as('requests'),
-      eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
-      eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
-      eb.fn.sum<number | string>('cost_micros').as('cost_micros'),
-      eb.fn.sum<number | string>('cached_tokens').as('cached_tokens'),
-      sql<number | string>`sum(cache_write_tokens + cache_write_1h_tokens)`.as('cache_write_tokens'),
-      eb.fn.sum<number | string>('reasoning_tokens').as('reasoning_tokens'),
-      eb.fn.sum<number | string>('counted_requests').as('counted_requests'),
-      eb.fn.sum<number | string>('shortfall_micros').as('unpaid_micros'),
-    ])
-    .groupBy(['day', 'model', 'status']);
+  const cost = sql<number | string>`sum(cost_micros)`;
+  const summed = inRange.select((eb) => [
+    eb.fn.sum<number | string>('requests').as('requests'),
+    eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
+    eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
+    cost.as('cost_micros'),
+    eb.fn.sum<number | string>('cached_tokens').as('cached_tokens'),
+    sql<number | string>`sum(cache_write_tokens + cache_write_1h_tokens)`.as('cache_write_tokens'),
+    eb.fn.sum<number | string>('reasoning_tokens').as('reasoning_tokens'),
+    eb.fn.sum<number | string>('counted_requests').as('counted_requests'),
+    eb.fn.sum<number | string>('shortfall_micros').as('unpaid_micros'),
+  ]);
   let refused = db.selectFrom('refusal_daily').where('day', '>=', fromDay).where('day', '<', untilDay);
   if (accountId !== undefined) refused = refused.where('account_id', '=', accountId);
   let added = db
@@ -73,10 +68,16 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
   // The ledger's created_at stays ISO 8601 UTC text: its first ten characters are the UTC day on both databases.
   const addedDay = sql<string>`substr(ledger_entries.created_at, 1, 10)`;
   const redeemed = sql<number>`case when redemption_codes.id is null then 0 else 1 end`;
-  const [rows, byAccount, byKey, refusedByStatus, addedRows] = await Promise.all([
-    grouped.execute(),
+  const [days, byModel, byAccount, byKey, byStatus, refusedByStatus, addedRows] = await Promise.all([
+    summed.select('day').groupBy('day').orderBy('day').execute(),
+    summed.select('model').groupBy('model').orderBy(cost, 'desc').orderBy('model').limit(top).execute(),
     topByCost(db, 'account', fromDay, untilDay, top, { accountId }),
     topByCost(db, 'key', fromDay, untilDay, top, { accountId }),
+    inRange
+      .select((eb) => ['status', eb.fn.sum<number | string>('requests').as('requests')])
+      .groupBy('status')
+      .orderBy('status')
+      .execute(),
     refused.select((eb) => ['status', eb.fn.sum<number | string>('requests').as('requests')]).groupBy('status').execute(),
     added
       .select((eb) => [addedDay.as('day'), 'ledger_entries.kind', redeemed.as('redeemed'), eb.fn.sum<number | string>('ledger_entries.amount_micros').as('micros')])
@@ -97,37 +98,16 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     else day.grantedMicros += micros;
     creditsAdded.set(row.day, day);
   }
-  const days = new Map<string, UsageReportTotals & { date: string }>();
-  const byModel = new Map<string, UsageReportTotals & { model: string }>();
-  const byStatus = new Map<number, { status: number; requests: number | string }>();
-  for (const row of rows) {
-    const totals = totalsOf(row);
-    addReportTotals(days, row.day, () => ({ date: row.day }), totals);
-    addReportTotals(byModel, row.model, () => ({ model: row.model }), totals);
-    const status = byStatus.get(Number(row.status)) ?? { status: Number(row.status), requests: 0 };
-    status.requests = Number(status.requests) + totals.requests;
-    byStatus.set(status.status, status);
-  }
   return {
-    days: [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1)),
-    byModel: [...byModel.values()].sort((a, b) => b.costMicros - a.costMicros || (a.model < b.model ? -1 : 1)).slice(0, top),
+    days: days.map((row) => ({ date: row.day, ...totalsOf(row) })),
+    byModel: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
     // An account is never deleted; a key may be, and then has no name.
     byAccount: byAccount.map((row) => ({ accountId: row.id, email: emails.get(row.id) ?? '', ...rankedTotals(row) })),
     byKey: byKey.map((row) => ({ keyId: row.id, keyName: keyNames.get(row.id) ?? '', accountId: row.accountId, ...rankedTotals(row) })),
-    byStatus: statusCounts([...byStatus.values()], refusedByStatus),
+    byStatus: statusCounts(byStatus, refusedByStatus),
     creditsAdded: [...creditsAdded.values()],
   };
 }
-
-function addReportTotals<T extends UsageReportTotals>(groups: Map<string, T>, key: string, make: () => Omit<T, keyof UsageReportTotals>, add: UsageReportTotals): void {
-  const group = groups.get(key) ?? ({ ...make(), ...ZERO_TOTALS } as T);
-  for (const field of Object.keys(ZERO_TOTALS) as (keyof UsageReportTotals)[]) group[field] += add[field];
-  groups.set(key, group);
-}
-
-const ZERO_TOTALS: UsageReportTotals = {
-  requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, countedRequests: 0, unpaidMicros: 0,
-};
 
 /** The `column` of each of `ids` in `table` (read for the few ranked rows only). */
 async function namesOf(db: Db, table: 'accounts' | 'api_keys', column: 'email' | 'name', ids: readonly string[]): Promise<Map<string, string>> {

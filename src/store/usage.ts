@@ -59,13 +59,12 @@ export async function spendOf(db: Db, scope: SpendScope, sinceIso: string | null
 
 /**
  * An account's usage per UTC day, and per day and model or key, from the daily rollups:
- * one read of the account's days in the primary key (account_id, day, ...), however many
- * requests they hold, summed three ways here (the rows are the account's own, a few per
- * key and model a day), and still whole for days whose raw records are past the retention.
+ * a read of one account's days in the primary key (account_id, day, ...), however many
+ * requests they hold, and still whole for days whose raw records are past the retention.
  */
 export async function summarizeUsage(db: Db, accountId: string, range: TimeRange, options: { memberId?: string } = {}): Promise<UsageSummary> {
   const { fromDay, untilDay } = rollupDays(range);
-  const rows = await db
+  const base = db
     .selectFrom('usage_daily')
     .where('account_id', '=', accountId)
     .where('day', '>=', fromDay)
@@ -74,39 +73,21 @@ export async function summarizeUsage(db: Db, accountId: string, range: TimeRange
     .$call((q) => (options.memberId === undefined ? q : q.where('member_id', '=', options.memberId)))
     .select((eb) => [
       'day',
-      'model',
-      'key_id',
       eb.fn.sum<number | string>('requests').as('requests'),
       eb.fn.sum<number | string>('prompt_tokens').as('prompt_tokens'),
       eb.fn.sum<number | string>('completion_tokens').as('completion_tokens'),
       eb.fn.sum<number | string>('cost_micros').as('cost_micros'),
-    ])
-    .groupBy(['day', 'model', 'key_id'])
-    .execute();
-  const days = new Map<string, UsageTotals & { date: string }>();
-  const byModel = new Map<string, UsageTotals & { date: string; model: string }>();
-  const byKey = new Map<string, UsageTotals & { date: string; keyId: string }>();
-  for (const row of rows) {
-    const totals = toUsageTotals(row);
-    addTotals(days, row.day, () => ({ date: row.day }), totals);
-    addTotals(byModel, `${row.day}\u0000${row.model}`, () => ({ date: row.day, model: row.model }), totals);
-    addTotals(byKey, `${row.day}\u0000${row.key_id}`, () => ({ date: row.day, keyId: row.key_id }), totals);
-  }
-  // By day, then model or key, as the dashboard lists them (code-point order).
-  return { days: sorted(days), byModel: sorted(byModel), byKey: sorted(byKey) };
-}
-
-function addTotals<T extends UsageTotals>(groups: Map<string, T>, key: string, make: () => Omit<T, keyof UsageTotals>, add: UsageTotals): void {
-  const group = groups.get(key) ?? ({ ...make(), requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 } as T);
-  group.requests += add.requests;
-  group.promptTokens += add.promptTokens;
-  group.completionTokens += add.completionTokens;
-  group.costMicros += add.costMicros;
-  groups.set(key, group);
-}
-
-function sorted<T>(groups: Map<string, T>): T[] {
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
+    ]);
+  const [days, byModel, byKey] = await Promise.all([
+    base.groupBy('day').orderBy('day').execute(),
+    base.select('model').groupBy(['day', 'model']).orderBy('day').orderBy('model').execute(),
+    base.select('key_id').groupBy(['day', 'key_id']).orderBy('day').orderBy('key_id').execute(),
+  ]);
+  return {
+    days: days.map(toUsageTotals),
+    byModel: byModel.map((row) => ({ ...toUsageTotals(row), model: row.model })),
+    byKey: byKey.map((row) => ({ ...toUsageTotals(row), keyId: row.key_id })),
+  };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
