@@ -4,7 +4,7 @@ import type { Generated } from 'kysely';
 import type { WebhookTables } from './webhook-tables.js';
 import type { OidcIdentityTables } from './oidc-identity-tables.js';
 import type { AlertTables } from './alert-tables.js';
-import type { UsageRollupTables } from './usage-rollup-tables.js';
+import type { UsageRollupTables, UsageSumColumns } from './usage-rollup-tables.js';
 import type { InvitationTables } from './invitation-tables.js';
 
 export interface AccountsTable {
@@ -123,23 +123,13 @@ export interface RefusedRequestsTable {
  * with usage_records by the usage write: the charts and reports read these, never the raw
  * rows, and they outlive the raw rows' retention.
  */
-export interface UsageDailyTable {
+export interface UsageDailyTable extends UsageSumColumns {
   account_id: string;
   day: string; // YYYY-MM-DD, UTC (a date on PostgreSQL, read back as this text)
   key_id: string;
   model: string;
   status: number;
   member_id: string | null; // the key's member: a key has one for its whole life
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  cache_write_tokens: number;
-  cache_write_1h_tokens: number;
-  reasoning_tokens: number;
-  counted_requests: number; // billed on lmgate's count (basis 'counted')
-  cost_micros: number;
-  shortfall_micros: number;
 }
 
 /** Refused requests counted per account, UTC day, key and status (migration 0020), beside usage_daily. */
