@@ -10,6 +10,7 @@ import { checkMicros } from '../money.js';
 import { checkLimit, type Db } from './sql.js';
 import type { LedgerKind, TimeRange, UsageReport, UsageReportTotals } from './store.js';
 import { rollupDays } from './usage.js';
+import { USAGE_DAILY_SUMS } from './usage-rollup.js';
 import { topByCost, type RankedUsage } from './usage-top.js';
 
 const DEFAULT_TOP = 100;
@@ -36,10 +37,13 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
   const { accountId } = options;
   const { fromDay, untilDay } = rollupDays(range);
   // Days, models and statuses: of every account from their own rollup, of one from its rows
-  // in usage_daily. Both have these columns and the sums; the query names no table.
-  const source = accountId === undefined ? 'usage_models_daily' : ('usage_daily' as 'usage_models_daily');
-  let inRange = db.selectFrom(source).where('day', '>=', fromDay).where('day', '<', untilDay);
-  if (accountId !== undefined) inRange = inRange.where(sql.ref('account_id'), '=', accountId);
+  // in usage_daily, as the same columns (a subquery both databases fold into the query).
+  const columns = ['day', 'model', 'status', ...USAGE_DAILY_SUMS] as const;
+  const rows =
+    accountId === undefined
+      ? db.selectFrom('usage_models_daily').select(columns).where('day', '>=', fromDay).where('day', '<', untilDay).as('rows')
+      : db.selectFrom('usage_daily').select(columns).where('account_id', '=', accountId).where('day', '>=', fromDay).where('day', '<', untilDay).as('rows');
+  const inRange = db.selectFrom(rows);
   const cost = sql<number | string>`sum(cost_micros)`;
   const summed = inRange.select((eb) => [
     eb.fn.sum<number | string>('requests').as('requests'),

@@ -6,20 +6,31 @@ import type { RefusedRequest } from './request-log-store.js';
 import { chunked, type Db } from './sql.js';
 import type { CappedCharge, UsageRecord } from './store.js';
 import type { RefusalDailyTable, UsageDailyTable } from './tables.js';
+import type { UsageSumColumns } from './usage-rollup-tables.js';
 
 export const USAGE_DAILY_KEY = ['account_id', 'day', 'key_id', 'model', 'status'] as const;
-export const USAGE_DAILY_SUMS = [
-  'requests',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
-  'counted_requests',
-  'cost_micros',
-  'shortfall_micros',
-] as const;
+/** Every sum of a usage rollup row, zero: the one list of them (its type makes it whole). */
+const NO_USAGE: Readonly<UsageSumColumns> = {
+  requests: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_write_1h_tokens: 0,
+  reasoning_tokens: 0,
+  counted_requests: 0,
+  cost_micros: 0,
+  shortfall_micros: 0,
+};
+export const USAGE_DAILY_SUMS = Object.keys(NO_USAGE) as readonly (keyof UsageSumColumns)[];
+
+/** A row's sums as numbers (PostgreSQL sums bigint into NUMERIC, a string from pg); one it lacks is 0. */
+export function sumsOf(row: { readonly [field in keyof UsageSumColumns]?: unknown }): UsageSumColumns {
+  const sums = { ...NO_USAGE };
+  for (const field of USAGE_DAILY_SUMS) sums[field] = Number(row[field] ?? 0);
+  return sums;
+}
+
 export const USAGE_DAILY_COLUMNS = [...USAGE_DAILY_KEY, 'member_id', ...USAGE_DAILY_SUMS] as const;
 
 export const REFUSAL_DAILY_KEY = ['account_id', 'day', 'key_id', 'status'] as const;
@@ -121,31 +132,27 @@ export function nextMonth(month: string): string {
 }
 
 /**
- * The rows a batch adds to each rollup across accounts, summed from its usage_daily rows,
- * each table's in key order (so concurrent batches lock shared rows in the same order).
+ * The rows a batch adds to each rollup across accounts, summed from its usage_daily rows
+ * (SQLite's; PostgreSQL sums them in the statement that upserts them).
  */
-export function coarseRollups(daily: readonly UsageDailyTable[]): Record<CoarseRollupTable, Record<string, string | number>[]> {
-  const sum = (table: CoarseRollupTable, groups: Map<string, Record<string, string | number>>, row: UsageDailyTable, key: Record<string, string | number>): void => {
-    const id = COARSE_ROLLUP_KEYS[table].map((column) => key[column]).join('\u0000');
-    const group = groups.get(id);
-    if (group === undefined) {
-      groups.set(id, { ...key, ...Object.fromEntries(USAGE_DAILY_SUMS.map((column) => [column, row[column]])) });
-      return;
-    }
-    for (const column of USAGE_DAILY_SUMS) group[column] = (group[column] as number) + row[column];
-  };
-  const models = new Map<string, Record<string, string | number>>();
-  const accounts = new Map<string, Record<string, string | number>>();
-  const keys = new Map<string, Record<string, string | number>>();
+export function coarseRollups(daily: readonly UsageDailyTable[]): Record<CoarseRollupTable, UsageSumColumns[]> {
+  const models = new Map<string, UsageSumColumns>();
+  const accounts = new Map<string, UsageSumColumns>();
+  const keys = new Map<string, UsageSumColumns>();
   for (const row of daily) {
     const month = monthOf(row.day);
-    sum('usage_models_daily', models, row, { day: row.day, model: row.model, status: row.status });
-    sum('usage_accounts_monthly', accounts, row, { month, account_id: row.account_id });
-    sum('usage_keys_monthly', keys, row, { month, key_id: row.key_id, account_id: row.account_id });
+    addTo(models, `${row.day}\u0000${row.model}\u0000${row.status}`, row, () => ({ day: row.day, model: row.model, status: row.status }));
+    addTo(accounts, `${row.account_id}\u0000${month}`, row, () => ({ account_id: row.account_id, month }));
+    addTo(keys, `${row.key_id}\u0000${month}`, row, () => ({ key_id: row.key_id, month, account_id: row.account_id }));
   }
-  const inKeyOrder = (groups: Map<string, Record<string, string | number>>) =>
-    [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-  return { usage_models_daily: inKeyOrder(models), usage_accounts_monthly: inKeyOrder(accounts), usage_keys_monthly: inKeyOrder(keys) };
+  return { usage_models_daily: [...models.values()], usage_accounts_monthly: [...accounts.values()], usage_keys_monthly: [...keys.values()] };
+}
+
+/** Adds `row`'s sums to the group `id`, made with the columns `key` gives when new. */
+function addTo(groups: Map<string, UsageSumColumns>, id: string, row: UsageSumColumns, key: () => object): void {
+  const group = groups.get(id);
+  if (group === undefined) groups.set(id, { ...key(), ...sumsOf(row) });
+  else for (const column of USAGE_DAILY_SUMS) group[column] += row[column];
 }
 
 export function refusalRollups(refusals: readonly RefusedRequest[]): RefusalDailyTable[] {

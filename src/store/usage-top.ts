@@ -14,14 +14,13 @@
 import { sql } from 'kysely';
 import { checkMicros } from '../money.js';
 import type { Db } from './sql.js';
-import { monthOf, nextMonth, USAGE_DAILY_SUMS } from './usage-rollup.js';
-
-export type UsageSums = Record<(typeof USAGE_DAILY_SUMS)[number], number>;
+import { monthOf, nextMonth, sumsOf, USAGE_DAILY_SUMS } from './usage-rollup.js';
+import type { UsageSumColumns } from './usage-rollup-tables.js';
 export interface RankedUsage {
   /** The account's id, or the key's. */
   id: string;
   accountId: string;
-  sums: UsageSums;
+  sums: UsageSumColumns;
 }
 
 const SCOPES = {
@@ -164,7 +163,7 @@ async function totalsOf(db: Db, by: RankedBy, months: readonly MonthPart[], of: 
   for (const { rows } of results) {
     for (const row of rows) {
       const key = String(row.id);
-      const total = totals.get(key) ?? { id: key, accountId: String(row.account_id), sums: zeroSums() };
+      const total = totals.get(key) ?? { id: key, accountId: String(row.account_id), sums: sumsOf({}) };
       for (const column of USAGE_DAILY_SUMS) total.sums[column] += Number(row[column] ?? 0);
       totals.set(key, total);
     }
@@ -172,10 +171,6 @@ async function totalsOf(db: Db, by: RankedBy, months: readonly MonthPart[], of: 
   for (const total of totals.values()) checkMicros(total.sums.cost_micros);
   // A candidate listed for a month the period only cuts may have no usage in the period.
   return [...totals.values()].filter((total) => total.sums.requests > 0);
-}
-
-function zeroSums(): UsageSums {
-  return Object.fromEntries(USAGE_DAILY_SUMS.map((column) => [column, 0])) as UsageSums;
 }
 
 function rank(rows: RankedUsage[]): RankedUsage[] {

@@ -15,13 +15,13 @@ import type { Db } from './sql.js';
 import type { TimeRange } from './store.js';
 import type { UsageDifference } from './usage-data-store.js';
 import { rollupDays } from './usage.js';
-import { monthOf, nextMonth, USAGE_DAILY_SUMS } from './usage-rollup.js';
+import { monthOf, nextMonth, sumsOf, USAGE_DAILY_SUMS } from './usage-rollup.js';
+import type { UsageSumColumns } from './usage-rollup-tables.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** usage_daily's sums, as a rollup row or a day's raw records give them. */
-type UsageSums = Record<(typeof USAGE_DAILY_SUMS)[number], number>;
-type Summed = { [field in (typeof USAGE_DAILY_SUMS)[number]]: number | string | null };
+/** usage_daily's sums, as a rollup row or a day's raw records give them (bigint sums as text). */
+type Summed = { [field in keyof UsageSumColumns]: number | string | null };
 
 interface Pass {
   raw: 'usage_records' | 'refused_requests';
@@ -156,7 +156,7 @@ async function checkCoarseMonth(db: Db, month: string, days: { fromDay: string; 
     whole ? db.selectFrom('usage_keys_monthly').where('month', '=', month).selectAll().execute() : none,
     db.selectFrom('usage_models_daily').where('day', '>=', days.fromDay).where('day', '<', days.untilDay).selectAll().execute(),
   ]);
-  type Grouped = { day: string; accountId: string; group: string; sums: UsageSums };
+  type Grouped = { day: string; accountId: string; group: string; sums: UsageSumColumns };
   const compareGroups = (expected: Grouped[], actual: Grouped[]): UsageDifference[] => {
     const differences: UsageDifference[] = [];
     const byKey = (rows: Grouped[]) => new Map(rows.map((row) => [`${row.day} ${row.accountId} ${row.group}`, row]));
@@ -216,13 +216,6 @@ async function checkRefusalDay(db: Db, day: string): Promise<UsageDifference[]> 
 /** "account_id key_id model status": a rollup row's key within its day. */
 function usageGroup(row: { account_id: string; key_id: string; model: string; status: number | string }): string {
   return `${row.account_id} ${row.key_id} ${row.model} ${Number(row.status)}`;
-}
-
-/** PostgreSQL sums bigint into NUMERIC (a string from pg), and integer into bigint. */
-function sumsOf(row: Summed): UsageSums {
-  const sums = {} as UsageSums;
-  for (const field of USAGE_DAILY_SUMS) sums[field] = Number(row[field] ?? 0);
-  return sums;
 }
 
 /** The UTC day of the oldest raw row (at or after `day`'s start), or null. */

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRandom } from '../../src/models/lorem-text.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import type { UsageRecord } from '../../src/store/store.js';
-import { topByCost, type RankedBy, type RankedUsage, type UsageSums } from '../../src/store/usage-top.js';
+import { sumsOf } from '../../src/store/usage-rollup.js';
+import type { UsageSumColumns } from '../../src/store/usage-rollup-tables.js';
+import { topByCost, type RankedBy, type RankedUsage } from '../../src/store/usage-top.js';
 import { STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
 import { plainRecord } from '../helpers/usage-record.js';
 
@@ -74,11 +76,11 @@ describe.each(STORE_BACKENDS)('the costliest of a period on $name', (backend) =>
       const day = r.createdAt.slice(0, 10);
       if (day < fromDay || day >= untilDay) continue;
       const id = by === 'account' ? r.accountId : r.keyId;
-      const total = totals.get(id) ?? { id, accountId: r.accountId, sums: zero() };
-      const add: Partial<UsageSums> = {
+      const total = totals.get(id) ?? { id, accountId: r.accountId, sums: sumsOf({}) };
+      const add: Partial<UsageSumColumns> = {
         requests: 1, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, reasoning_tokens: r.reasoningTokens, cost_micros: r.costMicros,
       };
-      for (const [field, value] of Object.entries(add)) total.sums[field as keyof UsageSums] += value;
+      for (const [field, value] of Object.entries(add)) total.sums[field as keyof UsageSumColumns] += value;
       totals.set(id, total);
     }
     return [...totals.values()].sort((a, b) => b.sums.cost_micros - a.sums.cost_micros || (a.id < b.id ? -1 : 1)).slice(0, top);
@@ -122,10 +124,3 @@ describe.each(STORE_BACKENDS)('the costliest of a period on $name', (backend) =>
     expect(found).toHaveLength(2);
   });
 });
-
-function zero(): UsageSums {
-  return {
-    requests: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0,
-    reasoning_tokens: 0, counted_requests: 0, cost_micros: 0, shortfall_micros: 0,
-  };
-}
