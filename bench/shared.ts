@@ -34,6 +34,22 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+/** The server's version and the settings a write-heavy figure depends on, as one line. */
+export async function postgresSettings(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const names = ['server_version', 'shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'synchronous_commit'];
+    const { rows } = await client.query<{ name: string; setting: string }>(
+      `select name, current_setting(name) as setting from unnest($1::text[]) as name`,
+      [names],
+    );
+    return rows.map((row) => `${row.name} ${row.setting}`).join(', ');
+  } finally {
+    await client.end();
+  }
+}
+
 export async function flushBenchRedis(): Promise<void> {
   const redis = new Redis(BENCH_REDIS_URL);
   await redis.flushdb();

@@ -1,10 +1,10 @@
 // What usage data takes on disk in `npm run bench:usage-scale`: usage_records and every
 // partition under it (pg_inherits, followed down; each one's tables, indexes and TOAST), the
-// daily rollups, and the ledger beside them, per record.
+// rollups, and the ledger beside them, per record.
 import pg from 'pg';
 import type { Row } from './usage-scale-report.js';
 
-const ROLLUPS = ['usage_daily', 'refusal_daily'];
+const ROLLUPS = ['usage_daily', 'refusal_daily', 'usage_models_daily', 'usage_accounts_monthly', 'usage_keys_monthly'];
 
 /** A table with everything under it: its partitions (recursively), their indexes and TOAST. */
 const TREE_SIZE = `
