@@ -339,7 +339,9 @@ async function goesOn(res: ServerResponse, behaviour: FakeUpstreamBehaviour, sen
   if (res.destroyed) return false;
   if (behaviour.dropAfterChunks !== undefined && sent >= behaviour.dropAfterChunks) {
     // end(), not destroy(): what was written goes out first, then the connection closes in
-    // the middle of the chunked body.
+    // the middle of the chunked body. Node 24 holds a response's writes until the tick
+    // ends, and the socket's end() bypasses them: they go out first.
+    await new Promise((resolve) => setImmediate(resolve));
     res.socket?.end();
     return false;
   }
