@@ -33,6 +33,9 @@ class Tally {
   }
 }
 
+/** The families that upstream-health.ts reads. */
+const UPSTREAM_FAMILIES = ['lmgate_upstream_in_flight', 'lmgate_upstream_circuit_state', 'lmgate_upstream_attempts_total', 'lmgate_upstream_first_byte_seconds'];
+
 export class Metrics implements DeploymentObserver, UsageWriteObserver {
   readonly registry = new Registry();
   private readonly tallies = new Map<Deployment, Tally>();
@@ -121,6 +124,12 @@ export class Metrics implements DeploymentObserver, UsageWriteObserver {
         }
       },
     });
+  }
+
+  /** Only the upstream families' text: the console's Overview asks for it on every visit, and the default metrics cost more to render. */
+  async upstreamText(): Promise<string> {
+    const texts = await Promise.all(UPSTREAM_FAMILIES.map((name) => this.registry.getSingleMetricAsString(name)));
+    return texts.join('\n');
   }
 
   /**

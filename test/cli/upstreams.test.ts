@@ -1,6 +1,7 @@
 // `lmgate upstreams`: the running server's view of its upstream deployments, from /metrics.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { adminCall, adminKey } from '../api/admin-client.js';
 import { refusingUpstreamUrl, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startApp, type TestApp } from '../helpers/start-app.js';
 
@@ -55,6 +56,14 @@ it('shows each deployment with its circuit state, outcomes and latency', async (
   expect(table.code).toBe(0);
   expect(table.stdout.split('\n')[0]).toMatch(/^model\s+deployment\s+upstream\s+state\s+in_flight\s+ok/);
   expect(table.stdout).toMatch(/llama-cli\s+0\s+http:\/\/127\.0\.0\.1:\d+\s+open/);
+});
+
+it("the admin API's /upstreams answers the same rows", async () => {
+  const cli = JSON.parse((await run('--json', 'upstreams')).stdout) as Record<string, unknown>[];
+  const answer = await adminCall(t, { bearer: await adminKey(t, ['read']) }, 'GET', '/upstreams');
+  expect(answer.status).toBe(200);
+  expect(answer.body).toEqual({ deployments: cli });
+  expect(cli).toHaveLength(2);
 });
 
 it('--url takes the server’s address as well as its /metrics', async () => {

@@ -134,7 +134,7 @@ export function reportRoutes(admin: TypeBoxFastify, services: AdminServices): vo
   });
 
   admin.get('/upstreams', { schema: { tags: ['health'], summary: "Upstream deployments' health as this instance sees it (as lmgate upstreams)", response: { 200: Upstreams } } }, async () => ({
-    deployments: deploymentRows(await metrics.registry.metrics()),
+    deployments: deploymentRows(await metrics.upstreamText()),
   }));
 
   admin.get('/audit', { schema: { tags: ['audit'], summary: 'The audit log, newest first', querystring: AuditQuery, response: { 200: Audit } } }, async (request) => {
