@@ -166,7 +166,18 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 podman exec "${PROJECT}_caddy_1" cat /data/caddy/pki/authorities/local/root.crt >"$work/caddy-root.crt"
-admin_key="$(podman exec "${PROJECT}_lmgate-1_1" lmgate admin-keys create --scope read,accounts,credits,keys --name ci --json | node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).secret))')"
+# Retried: aardvark-dns, podman's DNS, tears its listeners down and sets them up again on
+# every container start and stop (containers/aardvark-dns#389), and a lookup of `postgres`
+# in that moment fails ("no such host").
+admin_json=""
+for attempt in $(seq 1 10); do
+  admin_json="$(podman exec "${PROJECT}_lmgate-1_1" lmgate admin-keys create --scope read,accounts,credits,keys --name ci --json 2>"$work/admin-key.err")" && break
+  echo "lmgate admin-keys create, attempt $attempt: $(tr '\n' ' ' <"$work/admin-key.err")"
+  admin_json=""
+  sleep 1
+done
+[ -n "$admin_json" ] || { echo "lmgate admin-keys create failed 10 times" >&2; exit 1; }
+admin_key="$(node -e 'console.log(JSON.parse(process.argv[1]).secret)' "$admin_json")"
 for _ in $(seq 1 100); do
   podman logs "${PROJECT}_lmgate-1_1" 2>&1 | grep -c 'created with this API key' >/dev/null && break
   sleep 0.2
