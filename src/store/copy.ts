@@ -3,8 +3,8 @@
 // timestamps, sessions, the ledger), in one PostgreSQL transaction that commits only once
 // the copy has been verified. Both stores must be migrated to the same version first.
 //
-// Values cross as they are: timestamps are ISO 8601 text (which PostgreSQL takes into the
-// timestamptz of usage_records and refused_requests, migration 0020), flags 0/1 integers
+// Values cross as they are: timestamps are ISO 8601 text (which PostgreSQL takes into its
+// timestamptz columns, migrations 0020 and 0022), flags 0/1 integers
 // (migration 0002) and amounts BIGINT, which better-sqlite3 reads as numbers and
 // dialects/postgres.ts parses back to numbers, so no column needs converting.
 import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, sql, type Kysely } from 'kysely';

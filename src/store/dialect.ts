@@ -1,12 +1,15 @@
 // Every difference between SQLite and PostgreSQL that the domain modules meet, in one
 // object: how a transaction begins, how balances are locked, how change ids are kept in
 // commit order, and how the busiest write (usage batches) is done.
+import type { RawBuilder } from 'kysely';
 import type { CappedCharge, UsageRecord } from './store.js';
 import type { PartitionedTable } from './partitions.js';
 import type { Db } from './sql.js';
 
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
+  /** The UTC day (`YYYY-MM-DD`) of a stored moment: ISO 8601 text on SQLite, a timestamptz on PostgreSQL (0022). */
+  utcDay(column: string): RawBuilder<string>;
   /** Runs `fn` in a transaction on `db`: committed when it resolves, rolled back when it throws. */
   transaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T>;
   /**

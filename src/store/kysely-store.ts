@@ -359,7 +359,7 @@ export class KyselyStore extends KyselyUsageDataStore implements Store {
   }
 
   reportUsage(range: TimeRange, options?: { accountId?: string; top?: number }): Promise<UsageReport> {
-    return reportUsage(this.db, range, options);
+    return reportUsage(this.db, this.sqlDialect, range, options);
   }
 
   latestChangeId(): Promise<number> {

@@ -7,6 +7,7 @@
 // for), redeemed (a redemption code: free) or granted.
 import { sql } from 'kysely';
 import { checkMicros } from '../money.js';
+import type { Dialect } from './dialect.js';
 import { checkLimit, type Db } from './sql.js';
 import type { LedgerKind, TimeRange, UsageReport, UsageReportTotals } from './store.js';
 import { rollupDays } from './usage.js';
@@ -32,7 +33,7 @@ interface TotalsRow {
  * The usage of the whole UTC days the range touches (see rollupDays): the console asks for
  * whole days. The credits added are read from the ledger for the range as given.
  */
-export async function reportUsage(db: Db, range: TimeRange, options: { accountId?: string; top?: number } = {}): Promise<UsageReport> {
+export async function reportUsage(db: Db, dialect: Dialect, range: TimeRange, options: { accountId?: string; top?: number } = {}): Promise<UsageReport> {
   const top = checkLimit(options.top ?? DEFAULT_TOP);
   const { accountId } = options;
   const { fromDay, untilDay } = rollupDays(range);
@@ -69,8 +70,7 @@ export async function reportUsage(db: Db, range: TimeRange, options: { accountId
     // partial index only for a query that repeats its condition.
     .where(sql<boolean>`ledger_entries.kind <> 'usage'`);
   if (accountId !== undefined) added = added.where('ledger_entries.account_id', '=', accountId);
-  // The ledger's created_at stays ISO 8601 UTC text: its first ten characters are the UTC day on both databases.
-  const addedDay = sql<string>`substr(ledger_entries.created_at, 1, 10)`;
+  const addedDay = dialect.utcDay('ledger_entries.created_at');
   const redeemed = sql<number>`case when redemption_codes.id is null then 0 else 1 end`;
   const [days, byModel, byAccount, byKey, byStatus, refusedByStatus, addedRows] = await Promise.all([
     summed.select('day').groupBy('day').orderBy('day').execute(),

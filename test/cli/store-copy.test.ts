@@ -19,6 +19,7 @@ import type { Session, Store, UsageRecord } from '../../src/store/store.js';
 import { STORE_TABLES, type StoreTable } from '../../src/store/tables.js';
 import { cliDataDir, runCli, type Run } from '../helpers/cli-run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { allRows } from '../helpers/store-rows.js';
 import { PLAIN_USAGE } from '../helpers/usage-record.js';
 
 
@@ -63,19 +64,8 @@ function dbOf(store: Store): Db {
   return store.db;
 }
 
-/** Every row of every table, in an order that does not depend on either database's collation. */
-async function allRows(store: Store): Promise<Record<string, Record<string, unknown>[]>> {
-  const tables: Record<string, Record<string, unknown>[]> = {};
-  for (const table of STORE_TABLES) {
-    const rows = (await dbOf(store).selectFrom(table).selectAll().execute()) as Record<string, unknown>[];
-    const sortKey = (row: Record<string, unknown>): string => JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)));
-    tables[table] = rows.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
-  }
-  return tables;
-}
-
 async function rowCounts(store: Store): Promise<Record<string, number>> {
-  const rows = await allRows(store);
+  const rows = await allRows(dbOf(store));
   return Object.fromEntries(Object.entries(rows).map(([table, list]) => [table, list.length]));
 }
 
@@ -161,7 +151,7 @@ describe('lmgate store copy into PostgreSQL', () => {
   it('copies every row of every table, so keys, passwords, sessions and balances work on PostgreSQL', async () => {
     const sqlite = await openMigrated({});
     const fixture = await fillSqliteStore(sqlite);
-    const expected = await allRows(sqlite);
+    const expected = await allRows(dbOf(sqlite));
     expect(expected.change_events![0]!.id).toBeGreaterThan(1);
 
     const result = await run('store', 'copy', '--to', database.url, '--json');
@@ -182,7 +172,7 @@ describe('lmgate store copy into PostgreSQL', () => {
     const postgres = await openMigrated({ databaseUrl: database.url });
     expect(postgres.dialect).toBe('postgres');
     // Ids, hashes, timestamps, flags and amounts: every column of every row, as stored.
-    expect(await allRows(postgres)).toEqual(expected);
+    expect(await allRows(dbOf(postgres))).toEqual(expected);
 
     for (const account of [fixture.ada, fixture.bob, fixture.carol]) {
       const balance = await sqlite.balanceOf(account.id);
@@ -229,7 +219,7 @@ describe('lmgate store copy into PostgreSQL', () => {
     expect(first.stdout).toMatch(/3 accounts' balances equal the sums of their ledger entries/);
 
     const postgres = await openMigrated({ databaseUrl: database.url });
-    const copied = await allRows(postgres);
+    const copied = await allRows(dbOf(postgres));
     // The source moved on since: a second copy would duplicate and diverge.
     await new Commands(sqlite).accounts.create({ email: 'dan@example.com', name: null, tier: 'free', creditsMicros: 1, creditsReason: 'r' });
 
@@ -238,7 +228,7 @@ describe('lmgate store copy into PostgreSQL', () => {
     expect(second.stdout).toBe('');
     expect(second.stderr).toMatch(/^lmgate: store copy: the target database is not empty \(rows in accounts, account_passwords, api_keys, /);
     expect(second.stderr).toContain('nothing was written');
-    expect(await allRows(postgres)).toEqual(copied);
+    expect(await allRows(dbOf(postgres))).toEqual(copied);
   });
 
   it('refuses a target with a single row in any table', async () => {
@@ -246,12 +236,12 @@ describe('lmgate store copy into PostgreSQL', () => {
     await fillSqliteStore(sqlite);
     const postgres = await openMigrated({ databaseUrl: database.url });
     await postgres.createRedemptionCodes([{ codeHash: hashRedemptionCode(generateRedemptionCode()), hint: 'LMG-…-CCCC', amountMicros: 1, expiresAt: null }]);
-    const before = await allRows(postgres);
+    const before = await allRows(dbOf(postgres));
 
     const result = await run('store', 'copy', '--to', database.url);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('lmgate: store copy: the target database is not empty (rows in redemption_codes); copy only into a new database, nothing was written');
-    expect(await allRows(postgres)).toEqual(before);
+    expect(await allRows(dbOf(postgres))).toEqual(before);
   });
 
   it('refuses a source whose balances are not the sums of their ledgers, copying nothing', async () => {

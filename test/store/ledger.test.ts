@@ -88,7 +88,7 @@ describe.each(backends)('credits in the store on $name', (backend) => {
       const db = fresh.store.db;
       await new Migrator({ db, provider: migrationProvider }).migrateTo('0001_initial');
       await sql`insert into accounts (id, email, name, status, tier, subscription_status, created_at, updated_at)
-                values ('acct_before0002xxxxxxxxx', 'old@example.com', null, 'active', 'free', 'inactive', 'x', 'x')`.execute(db);
+                values ('acct_before0002xxxxxxxxx', 'old@example.com', null, 'active', 'free', 'inactive', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`.execute(db);
       expect(await fresh.store.migrate()).toEqual(MIGRATION_NAMES.slice(1));
       expect(await fresh.store.balanceOf('acct_before0002xxxxxxxxx')).toBe(0);
       expect(await fresh.store.sumLedger('acct_before0002xxxxxxxxx')).toBe(0);

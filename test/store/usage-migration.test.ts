@@ -5,7 +5,7 @@ import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newTimeOrderedId } from '../../src/ids.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
-import { migrationProvider } from '../../src/store/migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from '../../src/store/migrations/index.js';
 import type { RefusedRequest } from '../../src/store/request-log-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { toUsageRow } from '../../src/store/usage-rows.js';
@@ -71,7 +71,7 @@ describe.each(STORE_BACKENDS)('migration 0020 (usage at scale) on $name', (backe
     const before = await moneyOf(store, accounts);
     const usageBefore = await Promise.all(accounts.map((id) => store.listUsage(id)));
 
-    expect(await store.migrate()).toEqual(['0020_usage_scale', '0021_usage_operator_rollups']);
+    expect(await store.migrate()).toEqual(MIGRATION_NAMES.filter((name) => name >= '0020'));
 
     expect(await moneyOf(store, accounts)).toEqual(before);
     // Records read back field for field, times included (timestamptz on PostgreSQL).

@@ -19,7 +19,7 @@ const USAGE_TYPES: Columns = {
   reasoning_tokens: 'int4', basis: 'varchar', outcome: 'varchar', cost_micros: 'int8', shortfall_micros: 'int8', held_micros: 'int8',
   latency_ms: 'int4', status: 'int4', streamed: 'int4', finish_reason: 'varchar', created_at: 'timestamptz',
 };
-const LEDGER_TYPES: Columns = { account_id: 'varchar', kind: 'varchar', amount_micros: 'int8', reason: 'varchar', reference: 'varchar', created_at: 'varchar' };
+const LEDGER_TYPES: Columns = { account_id: 'varchar', kind: 'varchar', amount_micros: 'int8', reason: 'varchar', reference: 'varchar', created_at: 'timestamptz' };
 /** A rollup column's type: its days and months are dates, its ids and models text, its sums bigint. */
 const rollupTypes = (columns: readonly string[]): Columns =>
   Object.fromEntries(columns.map((column) => [column, /^(day|month)$/.test(column) ? 'date' : column === 'status' ? 'int4' : /_id$|model/.test(column) ? 'varchar' : 'int8']));

@@ -30,9 +30,9 @@ export function openPostgres(connectionString: string): { db: Kysely<Database>; 
     max: 10,
     // BIGINT (micro-credits, counts) arrives as a string by default; amounts stay far
     // below 2^53, and money.ts checks that where values enter.
-    // A timestamptz (usage_records, refused_requests: migration 0020) reads back as the ISO
-    // 8601 text every other table stores, and a date (the rollups' day) as its YYYY-MM-DD,
-    // not as a Date in the process's time zone.
+    // A timestamptz (every moment: migrations 0020 and 0022) reads back as the ISO 8601
+    // text SQLite stores, and a date (the rollups' day) as its YYYY-MM-DD, not as a Date in
+    // the process's time zone.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === INT8_OID) return (value: string) => Number(value);
@@ -85,6 +85,7 @@ const IDS_PER_LOCK = 1000;
 function postgresDialect(partitions: MonthPartitions): Dialect {
   const dialect: Dialect = {
     name: 'postgres',
+    utcDay: (column) => sql<string>`(${sql.ref(column)} at time zone 'UTC')::date`,
     transaction: (db, fn) => db.transaction().execute(fn),
     // SELECT ... FOR UPDATE in id order, so two transactions that lock overlapping sets take
     // the locks in the same order and cannot deadlock; a concurrent writer waits here and

@@ -25,6 +25,7 @@ const IDS_PER_QUERY = 1000;
 function sqliteDialect(bulk: SqliteUsageBulk, worker: SqliteUsageWorker | undefined): Dialect {
   return {
     name: 'sqlite',
+    utcDay: (column) => sql<string>`substr(${sql.ref(column)}, 1, 10)`,
     // Kysely's SQLite driver has one connection: while a transaction holds it, other
     // queries of this process wait for it.
     transaction: (db, fn) =>

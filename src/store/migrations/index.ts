@@ -21,6 +21,7 @@ import * as m0018 from './0018_alerts.js';
 import * as m0019 from './0019_org_invitations.js';
 import * as m0020 from './0020_usage_scale.js';
 import * as m0021 from './0021_usage_operator_rollups.js';
+import * as m0022 from './0022_typed_time.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019_org_invitations': m0019,
   '0020_usage_scale': m0020,
   '0021_usage_operator_rollups': m0021,
+  '0022_typed_time': m0022,
 };
 
 /** In the order they apply. */
