@@ -116,7 +116,7 @@ export function usageRollups(stored: readonly UsageRecord[], shortfalls: Readonl
     row.cost_micros += r.costMicros;
     row.shortfall_micros += shortfalls.get(r.id) ?? r.shortfallMicros;
   }
-  return inKeyOrder(groups);
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
 /** The first day of a day's UTC month, as the monthly rollups key it. */
@@ -132,8 +132,8 @@ export function nextMonth(month: string): string {
 }
 
 /**
- * The rows a batch adds to each rollup across accounts, summed from its usage_daily rows,
- * each table's in key order (so concurrent batches upsert shared groups in the same order).
+ * The rows a batch adds to each rollup across accounts, summed from its usage_daily rows
+ * (SQLite's; PostgreSQL sums them in the statement that upserts them).
  */
 export function coarseRollups(daily: readonly UsageDailyTable[]): Record<CoarseRollupTable, UsageSumColumns[]> {
   const models = new Map<string, UsageSumColumns>();
@@ -145,11 +145,7 @@ export function coarseRollups(daily: readonly UsageDailyTable[]): Record<CoarseR
     addTo(accounts, `${row.account_id}\u0000${month}`, row, () => ({ account_id: row.account_id, month }));
     addTo(keys, `${row.key_id}\u0000${month}`, row, () => ({ key_id: row.key_id, month, account_id: row.account_id }));
   }
-  return { usage_models_daily: inKeyOrder(models), usage_accounts_monthly: inKeyOrder(accounts), usage_keys_monthly: inKeyOrder(keys) };
-}
-
-function inKeyOrder<T>(groups: ReadonlyMap<string, T>): T[] {
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return { usage_models_daily: [...models.values()], usage_accounts_monthly: [...accounts.values()], usage_keys_monthly: [...keys.values()] };
 }
 
 /** Adds `row`'s sums to the group `id`, made with the columns `key` gives when new. */
@@ -168,7 +164,7 @@ export function refusalRollups(refusals: readonly RefusedRequest[]): RefusalDail
     row.requests += 1;
     groups.set(key, row);
   }
-  return inKeyOrder(groups);
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
 /** A row's values in `columns`' order, for positional binding. */

@@ -6,7 +6,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { CappedCharge, UsageRecord } from '../store.js';
 import type { Db } from '../sql.js';
-import { COARSE_ROLLUP_COLUMNS, coarseRollups, conflictClause, USAGE_DAILY_COLUMNS, type CoarseRollupTable } from '../usage-rollup.js';
+import { COARSE_ROLLUP_COLUMNS, COARSE_ROLLUP_KEYS, conflictClause, USAGE_DAILY_COLUMNS, USAGE_DAILY_SUMS, type CoarseRollupTable } from '../usage-rollup.js';
 import { toUsageRow } from '../usage-rows.js';
 import type { LedgerEntriesTable, UsageDailyTable } from '../tables.js';
 
@@ -24,7 +24,6 @@ const LEDGER_TYPES: Columns = { account_id: 'varchar', kind: 'varchar', amount_m
 const rollupTypes = (columns: readonly string[]): Columns =>
   Object.fromEntries(columns.map((column) => [column, /^(day|month)$/.test(column) ? 'date' : column === 'status' ? 'int4' : /_id$|model/.test(column) ? 'varchar' : 'int8']));
 const DAILY_TYPES = rollupTypes(USAGE_DAILY_COLUMNS);
-const COARSE_TYPES = Object.fromEntries(Object.entries(COARSE_ROLLUP_COLUMNS).map(([table, columns]) => [table, rollupTypes(columns)])) as Record<CoarseRollupTable, Columns>;
 
 /**
  * The rows as one typed array parameter per column. An integer column goes as its array's
@@ -70,15 +69,27 @@ export async function setShortfalls(trx: Db, capped: readonly CappedCharge[], st
     where usage_records.created_at = v.created_at and usage_records.id = v.id`.execute(trx);
 }
 
+/** A coarse rollup's rows summed from the batch's usage_daily rows (`input`), in key order. */
+function coarseUpsert(table: CoarseRollupTable) {
+  const key: readonly string[] = COARSE_ROLLUP_KEYS[table];
+  const columns = COARSE_ROLLUP_COLUMNS[table].filter((column) => !(USAGE_DAILY_SUMS as readonly string[]).includes(column));
+  // A key's account rides along: one per key for its whole life, so any of the group's.
+  const select = columns.map((column) => (column === 'month' ? `date_trunc('month', day)::date` : key.includes(column) ? column : `max(${column})`));
+  const grouped = key.map((column) => select[columns.indexOf(column)]).join(', ');
+  return sql.raw(`insert into ${table} (${columns.join(', ')}, ${USAGE_DAILY_SUMS.join(', ')})
+    select ${select.join(', ')}, ${USAGE_DAILY_SUMS.map((column) => `sum(${column})::int8`).join(', ')}
+    from input group by ${grouped} order by ${grouped} ${conflictClause(table)}`);
+}
+const COARSE_UPSERTS = (Object.keys(COARSE_ROLLUP_KEYS) as CoarseRollupTable[]).map((table) => sql`${sql.id(`add_${table}`)} as (${coarseUpsert(table)})`);
+
 /**
  * Adds a batch's usage_daily rows (in key order), and their sums to the rollups across
- * accounts (coarseRollups, also in key order), in one statement: data-modifying CTEs, each
- * table's upsert in key order, so concurrent batches lock shared rows in the same order.
+ * accounts, in one statement: data-modifying CTEs over the rows sent once, each table's
+ * upsert in key order, so concurrent batches lock shared rows in the same order.
  */
 export async function upsertUsageRollups(trx: Db, rows: readonly UsageDailyTable[]): Promise<void> {
   if (rows.length === 0) return;
-  const coarse = Object.entries(coarseRollups(rows)) as [CoarseRollupTable, object[]][];
-  const upserts = coarse.map(([table, tableRows]) => sql`${sql.id(`add_${table}`)} as (insert into ${sql.table(table)} ${unnested(COARSE_TYPES[table], tableRows)} ${sql.raw(conflictClause(table))})`);
-  await sql`with ${sql.join(upserts)}
-    insert into usage_daily ${unnested(DAILY_TYPES, rows)} ${sql.raw(conflictClause('usage_daily'))}`.execute(trx);
+  await sql`with input as (select * from unnest(${sql.join(arrays(DAILY_TYPES, rows))}) as t (${sql.raw(USAGE_DAILY_COLUMNS.join(', '))})),
+    ${sql.join(COARSE_UPSERTS)}
+    insert into usage_daily (${sql.raw(USAGE_DAILY_COLUMNS.join(', '))}) select * from input ${sql.raw(conflictClause('usage_daily'))}`.execute(trx);
 }
