@@ -3,8 +3,8 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageHousekeeping } from '../../src/cluster/usage-housekeeping.js';
-import { KyselyStore } from '../../src/store/kysely-store.js';
-import { STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
+import { kyselyOf, STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
 import { plainRecord } from '../helpers/usage-record.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -16,8 +16,7 @@ describe.each(STORE_BACKENDS)('usage housekeeping on $name', (backend) => {
 
   beforeEach(async () => {
     opened = await backend.open();
-    if (!(opened.store instanceof KyselyStore)) throw new Error('expected the Kysely store');
-    store = opened.store;
+    store = kyselyOf(opened);
     await store.migrate();
   });
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../src/store/kysely-store.js';
+import { KyselyStore, openStore } from '../../src/store/kysely-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase } from './postgres.js';
 
@@ -45,3 +45,9 @@ export const STORE_BACKENDS: StoreBackend[] = [
     },
   },
 ];
+
+/** The opened store as the Kysely store, for suites that read or write its tables directly. */
+export function kyselyOf(opened: OpenedStore): KyselyStore {
+  if (!(opened.store instanceof KyselyStore)) throw new Error('expected the Kysely store');
+  return opened.store;
+}

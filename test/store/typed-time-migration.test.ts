@@ -7,11 +7,11 @@ import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateRedemptionCode, hashRedemptionCode } from '../../src/billing/redemption-code.js';
 import { Commands } from '../../src/commands/commands.js';
-import { KyselyStore } from '../../src/store/kysely-store.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import type { Db } from '../../src/store/sql.js';
 import { toUsageRow } from '../../src/store/usage-rows.js';
-import { STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
+import { kyselyOf, STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
 import { allRows } from '../helpers/store-rows.js';
 import { plainRecord } from '../helpers/usage-record.js';
 
@@ -32,8 +32,7 @@ describe.each(STORE_BACKENDS)('migration 0022 (typed time) on $name', (backend) 
 
   beforeEach(async () => {
     opened = await backend.open();
-    if (!(opened.store instanceof KyselyStore)) throw new Error('expected the Kysely store');
-    store = opened.store;
+    store = kyselyOf(opened);
     const { error } = await new Migrator({ db: store.db, provider: migrationProvider }).migrateTo('0021_usage_operator_rollups');
     if (error) throw error;
   });

@@ -4,12 +4,12 @@
 import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newTimeOrderedId } from '../../src/ids.js';
-import { KyselyStore } from '../../src/store/kysely-store.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
 import { MIGRATION_NAMES, migrationProvider } from '../../src/store/migrations/index.js';
 import type { RefusedRequest } from '../../src/store/request-log-store.js';
 import type { Store, UsageRecord } from '../../src/store/store.js';
 import { toUsageRow } from '../../src/store/usage-rows.js';
-import { STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
+import { kyselyOf, STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
 import { plainRecord } from '../helpers/usage-record.js';
 
 // Three months apart, the last one now: three partitions on PostgreSQL, and one day twice.
@@ -22,8 +22,7 @@ describe.each(STORE_BACKENDS)('migration 0020 (usage at scale) on $name', (backe
 
   beforeEach(async () => {
     opened = await backend.open();
-    if (!(opened.store instanceof KyselyStore)) throw new Error('expected the Kysely store');
-    store = opened.store;
+    store = kyselyOf(opened);
     await new Migrator({ db: store.db, provider: migrationProvider }).migrateTo('0019_org_invitations');
   });
 

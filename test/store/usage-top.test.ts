@@ -6,12 +6,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRandom } from '../../src/models/lorem-text.js';
-import { KyselyStore } from '../../src/store/kysely-store.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
 import type { UsageRecord } from '../../src/store/store.js';
 import { sumsOf } from '../../src/store/usage-rollup.js';
 import type { UsageSumColumns } from '../../src/store/usage-rollup-tables.js';
 import { topByCost, type RankedBy, type RankedUsage } from '../../src/store/usage-top.js';
-import { STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
+import { kyselyOf, STORE_BACKENDS, type OpenedStore } from '../helpers/store-backends.js';
 import { plainRecord } from '../helpers/usage-record.js';
 
 const ACCOUNTS = 24;
@@ -37,8 +37,7 @@ describe.each(STORE_BACKENDS)('the costliest of a period on $name', (backend) =>
 
   beforeAll(async () => {
     opened = await backend.open();
-    if (!(opened.store instanceof KyselyStore)) throw new Error('expected the Kysely store');
-    store = opened.store;
+    store = kyselyOf(opened);
     await store.migrate();
     accounts = [];
     for (let i = 0; i < ACCOUNTS; i++) {
