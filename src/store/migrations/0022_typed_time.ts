@@ -7,14 +7,13 @@
 // One ALTER TABLE per table: PostgreSQL rewrites the table and rebuilds its indexes once.
 // Kysely runs PostgreSQL's pending migrations in one transaction, so filling a new column
 // in batches would still commit once, writing every row twice and bloating the table and
-// its indexes; the rewrite writes each row once. Measured in the note on ledger_entries at
-// 10 million rows. A value that is not a moment fails the migration, which then changes
-// nothing.
+// its indexes; the rewrite writes each row once (44 s for 10 million ledger entries on 2
+// cores). A value that is not a moment fails the migration, which then changes nothing.
 import { sql, type Kysely } from 'kysely';
 import { isPostgres, type MigrationDb } from './dialect.js';
 
 // The moments of each table as of this migration (a migration never follows later code).
-// Not moments: api_keys.credit_limit_period ('day' or 'month'), budget_alerts.period
+// Not moments: api_keys.credit_limit_period ('total' or 'month'), budget_alerts.period
 // (a month), stripe_events.created_at and stripe_customers.state_at (Stripe's Unix seconds).
 const MOMENTS: Record<string, readonly string[]> = {
   accounts: ['created_at', 'updated_at', 'comp_until', 'subscription_period_end', 'subscription_grace_until'],
